@@ -1,0 +1,92 @@
+# irqlab: non-recursive build.  Kbuild says what each program is made of.
+#
+#   make            build/irqlab-vmm, build/kernel/irqlab.elf, irqlab32.elf
+#   make run        build, boot the kernel in irqlab-vmm, print the exit table
+#   make test       install test dependencies if needed, run every test
+#   make clean
+
+B	:= build
+include Kbuild
+
+CC	?= gcc
+LD	:= ld
+OBJCOPY	:= objcopy
+
+WARN	:= -Wall -Wextra -Werror
+HOST_CFLAGS := -std=gnu11 -O2 -g $(WARN) -Iinclude -Ivmm -D_GNU_SOURCE \
+	-MMD -MP -pthread
+HOST_LDFLAGS := -pthread
+
+# The kernel: freestanding, no red zone (interrupts push onto the stack),
+# no SSE (the kernel saves no FPU state), identity-mapped below 2 GiB.
+KERN_CFLAGS := -std=gnu11 -O2 -g $(WARN) -Iinclude -Ikernel -ffreestanding \
+	-fno-stack-protector -fno-pic -fno-pie -mno-red-zone \
+	-mgeneral-regs-only -mcmodel=small -fno-asynchronous-unwind-tables \
+	-fno-omit-frame-pointer -MMD -MP
+KERN_LDFLAGS := -m elf_x86_64 -nostdlib -static -no-pie -z max-page-size=0x1000 \
+	-T kernel/kernel.ld
+
+host	= $(addprefix $(B)/host/,$(1))
+guest	= $(addprefix $(B)/guest/,$(1))
+
+VMM		:= $(B)/irqlab-vmm
+KERNEL		:= $(B)/kernel/irqlab.elf
+KERNEL32	:= $(B)/kernel/irqlab32.elf
+UNIT		:= $(B)/tests/unit
+
+VMM_CORE_OBJS	:= $(call host,$(vmm-core-y))
+VMM_OBJS	:= $(call host,$(vmm-y)) $(VMM_CORE_OBJS)
+KERNEL_OBJS	:= $(call guest,$(kernel-y) $(calib-y))
+UNIT_OBJS	:= $(call host,$(tests-unit-y) $(calib-y)) $(VMM_CORE_OBJS)
+
+VERSION	:= $(shell git describe --always --dirty 2>/dev/null || echo unknown)
+
+.PHONY: all run test unit integration clean
+all: $(VMM) $(KERNEL) $(KERNEL32)
+
+$(VMM): $(VMM_OBJS)
+	$(CC) $(HOST_LDFLAGS) -o $@ $^
+
+$(B)/host/vmm/cli.o: HOST_CFLAGS += -DIRQLAB_VERSION_STR='"$(VERSION)"'
+
+$(KERNEL): $(KERNEL_OBJS) kernel/kernel.ld
+	@mkdir -p $(dir $@)
+	$(LD) $(KERN_LDFLAGS) -o $@ $(KERNEL_OBJS)
+
+# QEMU's -kernel loads only ELF32 multiboot images: the same bytes, 32-bit headers.
+$(KERNEL32): $(KERNEL)
+	$(OBJCOPY) -O elf32-i386 $< $@
+
+$(UNIT): $(UNIT_OBJS)
+	$(CC) $(HOST_LDFLAGS) -o $@ $^ -lcriterion
+
+$(B)/host/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(HOST_CFLAGS) -c $< -o $@
+
+$(B)/guest/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(KERN_CFLAGS) -c $< -o $@
+
+$(B)/guest/%.o: %.S
+	@mkdir -p $(dir $@)
+	$(CC) $(KERN_CFLAGS) -D__ASSEMBLY__ -c $< -o $@
+
+run: all
+	$(VMM) --stats $(KERNEL)
+
+# Every test: unit tests (Criterion) then boots under irqlab-vmm and QEMU.
+test: all
+	@scripts/test-deps.sh
+	@$(MAKE) --no-print-directory unit integration
+
+unit: $(UNIT)
+	@scripts/run-unit.sh $(UNIT)
+
+integration: all
+	@tests/integration/run.sh
+
+clean:
+	rm -rf $(B)
+
+-include $(shell find $(B) -name '*.d' 2>/dev/null)

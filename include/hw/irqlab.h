@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The irqlab guest <-> VMM port protocol.  docs/PROTOCOL.md describes it.
+ *
+ * Every register is a 32-bit I/O port (inl/outl).  On a hypervisor without
+ * the protocol the signature port reads as all-ones (an unclaimed ISA port),
+ * so a guest detects absence with one inl.
+ */
+#ifndef HW_IRQLAB_H
+#define HW_IRQLAB_H
+
+#include <stdint.h>
+
+#define IRQLAB_PORT_BASE	0x0ec0
+#define IRQLAB_PORT_SIG		0x0ec0	/* in:  IRQLAB_SIGNATURE */
+#define IRQLAB_PORT_VERSION	0x0ec4	/* in:  IRQLAB_VERSION */
+#define IRQLAB_PORT_PHASE	0x0ec8	/* out: enum irqlab_phase */
+#define IRQLAB_PORT_CONSOLE	0x0ecc	/* out: guest-physical address of a
+					 * NUL-terminated string, at most
+					 * IRQLAB_CONSOLE_MAX bytes */
+#define IRQLAB_PORT_SNAPSHOT	0x0ed0	/* out: guest-physical address of a
+					 * struct irqlab_snapshot to fill */
+#define IRQLAB_PORT_POWEROFF	0x0ed4	/* out: exit status of irqlab-vmm */
+#define IRQLAB_PORT_LEN		0x18
+
+#define IRQLAB_SIGNATURE	0x4c515249u	/* "IRQL" in little endian */
+#define IRQLAB_VERSION		1
+#define IRQLAB_CONSOLE_MAX	4096
+
+/* Guest phases: exits are counted per phase as well as in total. */
+enum irqlab_phase {
+	IRQLAB_PHASE_EARLY,	/* from reset until the guest marks another */
+	IRQLAB_PHASE_CALIB,
+	IRQLAB_PHASE_SMP,
+	IRQLAB_PHASE_BENCH,
+	IRQLAB_PHASE_IDLE,
+	IRQLAB_NR_PHASES
+};
+
+/*
+ * Exit counter classes of a snapshot, summed over all vCPUs.  The protocol's
+ * own exits are counted in IRQLAB_CNT_PROTOCOL and in no other class, so a
+ * guest can read the counters around an operation without disturbing them.
+ */
+enum irqlab_counter {
+	IRQLAB_CNT_TOTAL,	/* every exit but the protocol's own */
+	IRQLAB_CNT_PIO,		/* port I/O (KVM_EXIT_IO) */
+	IRQLAB_CNT_MMIO,	/* KVM_EXIT_MMIO */
+	IRQLAB_CNT_MSR,		/* KVM_EXIT_X86_RDMSR/WRMSR */
+	IRQLAB_CNT_HLT,		/* KVM_EXIT_HLT */
+	IRQLAB_CNT_IRQ_WINDOW,	/* KVM_EXIT_IRQ_WINDOW_OPEN */
+	IRQLAB_CNT_KICK,	/* KVM_EXIT_INTR: the vCPU was kicked out */
+	IRQLAB_CNT_OTHER,	/* any other reason */
+	IRQLAB_CNT_PROTOCOL,	/* accesses to the irqlab ports themselves */
+	IRQLAB_CNT_APIC,	/* local APIC register accesses (MMIO or MSR) */
+	IRQLAB_CNT_APIC_SEND,	/* ICR writes (xAPIC ICR_LO/ICR_HI, x2APIC ICR) */
+	IRQLAB_CNT_APIC_EOI,	/* EOI writes */
+	IRQLAB_NR_COUNTERS
+};
+
+/*
+ * Filled by the VMM on an outl(IRQLAB_PORT_SNAPSHOT, gpa).  The guest sets
+ * @size to sizeof(struct irqlab_snapshot) it was built with; the VMM writes
+ * at most that many bytes and sets @count to the counters it filled.
+ */
+struct irqlab_snapshot {
+	uint32_t size;
+	uint32_t count;
+	uint32_t ncpus;
+	uint32_t phase;
+	uint64_t counter[IRQLAB_NR_COUNTERS];
+};
+
+#endif

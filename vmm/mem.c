@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: MIT
+#include <errno.h>
+#include <sys/mman.h>
+
+#include "mem.h"
+
+int mem_init(struct guest_mem *m, uint64_t size)
+{
+	void *p;
+
+	/* MAP_NORESERVE: nothing is committed until the guest touches it. */
+	p = mmap(NULL, size, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (p == MAP_FAILED)
+		return -errno;
+	m->host = p;
+	m->size = size;
+	m->low_size = size < MEM_HOLE_START ? size : MEM_HOLE_START;
+	return 0;
+}
+
+void mem_free(struct guest_mem *m)
+{
+	if (m->host)
+		munmap(m->host, m->size);
+	m->host = NULL;
+}
+
+void *mem_ptr(const struct guest_mem *m, uint64_t gpa, uint64_t len)
+{
+	uint64_t off;
+
+	if (gpa < m->low_size) {
+		if (len > m->low_size - gpa)
+			return NULL;
+		return m->host + gpa;
+	}
+	if (gpa < MEM_HIGH_START)
+		return NULL;
+	off = gpa - MEM_HIGH_START;
+	if (off > mem_high_size(m) || len > mem_high_size(m) - off)
+		return NULL;
+	return m->host + m->low_size + off;
+}
