@@ -42,3 +42,12 @@ void *mem_ptr(const struct guest_mem *m, uint64_t gpa, uint64_t len)
 		return NULL;
 	return m->host + m->low_size + off;
 }
+
+uint64_t mem_avail(const struct guest_mem *m, uint64_t gpa)
+{
+	if (gpa < m->low_size)
+		return m->low_size - gpa;
+	if (gpa >= MEM_HIGH_START && gpa - MEM_HIGH_START < mem_high_size(m))
+		return mem_high_size(m) - (gpa - MEM_HIGH_START);
+	return 0;
+}

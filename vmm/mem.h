@@ -30,6 +30,9 @@ void mem_free(struct guest_mem *m);
  */
 void *mem_ptr(const struct guest_mem *m, uint64_t gpa, uint64_t len);
 
+/* How many bytes from @gpa on are RAM in one piece (0 if @gpa is not RAM). */
+uint64_t mem_avail(const struct guest_mem *m, uint64_t gpa);
+
 /* Bytes of RAM above 4 GiB. */
 static inline uint64_t mem_high_size(const struct guest_mem *m)
 {

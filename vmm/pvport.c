@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The irqlab protocol ports.  Every guest-supplied address and length is
+ * checked against guest RAM; a bad one is counted and ignored, never fatal.
+ */
+#include <string.h>
+
+#include "pvport.h"
+
+#define REG(port)	((port) - IRQLAB_PORT_BASE)
+
+uint64_t pvport_read(void *opaque, uint64_t off, unsigned size, int cpu)
+{
+	struct pvport *pv = opaque;
+
+	(void)cpu;
+	if (size != 4) {
+		__atomic_add_fetch(&pv->bad_accesses, 1, __ATOMIC_RELAXED);
+		return ~0ull;
+	}
+	switch (off) {
+	case REG(IRQLAB_PORT_SIG):
+		return IRQLAB_SIGNATURE;
+	case REG(IRQLAB_PORT_VERSION):
+		return IRQLAB_VERSION;
+	default:
+		return ~0ull;	/* the command ports are write-only */
+	}
+}
+
+/* One exit prints a whole NUL-terminated string (at most CONSOLE_MAX). */
+static void pvport_console(struct pvport *pv, uint64_t gpa)
+{
+	uint64_t n = mem_avail(pv->mem, gpa);
+	const char *s, *nul;
+
+	if (n > IRQLAB_CONSOLE_MAX)
+		n = IRQLAB_CONSOLE_MAX;
+	s = n ? mem_ptr(pv->mem, gpa, n) : NULL;
+	if (!s) {
+		__atomic_add_fetch(&pv->bad_accesses, 1, __ATOMIC_RELAXED);
+		return;
+	}
+	nul = memchr(s, 0, n);
+	pv->out(pv->ctx, s, nul ? (size_t)(nul - s) : n);
+}
+
+static void pvport_snapshot(struct pvport *pv, uint64_t gpa)
+{
+	struct irqlab_snapshot snap;
+	const void *size = mem_ptr(pv->mem, gpa, sizeof(uint32_t));
+	uint32_t n;
+	void *dst;
+
+	if (!size) {
+		__atomic_add_fetch(&pv->bad_accesses, 1, __ATOMIC_RELAXED);
+		return;
+	}
+	memcpy(&n, size, sizeof(n));
+	if (n > sizeof(snap))
+		n = sizeof(snap);
+	dst = mem_ptr(pv->mem, gpa, n);
+	if (!dst || n < offsetof(struct irqlab_snapshot, counter)) {
+		__atomic_add_fetch(&pv->bad_accesses, 1, __ATOMIC_RELAXED);
+		return;
+	}
+	memset(&snap, 0, sizeof(snap));
+	pv->snapshot(pv->ctx, &snap);
+	snap.size = n;
+	/* tell the guest how many whole counters it got */
+	if (snap.count > (n - offsetof(struct irqlab_snapshot, counter)) / 8)
+		snap.count = (n - offsetof(struct irqlab_snapshot, counter)) / 8;
+	memcpy(dst, &snap, n);
+}
+
+void pvport_write(void *opaque, uint64_t off, unsigned size, uint64_t val,
+		  int cpu)
+{
+	struct pvport *pv = opaque;
+
+	(void)cpu;
+	if (size != 4) {
+		__atomic_add_fetch(&pv->bad_accesses, 1, __ATOMIC_RELAXED);
+		return;
+	}
+	switch (off) {
+	case REG(IRQLAB_PORT_PHASE):
+		if (val < IRQLAB_NR_PHASES)
+			pv->set_phase(pv->ctx, (unsigned)val);
+		else
+			__atomic_add_fetch(&pv->bad_accesses, 1, __ATOMIC_RELAXED);
+		break;
+	case REG(IRQLAB_PORT_CONSOLE):
+		pvport_console(pv, val);
+		break;
+	case REG(IRQLAB_PORT_SNAPSHOT):
+		pvport_snapshot(pv, val);
+		break;
+	case REG(IRQLAB_PORT_POWEROFF):
+		pv->poweroff(pv->ctx, (int)(val & 0xff));
+		break;
+	default:
+		__atomic_add_fetch(&pv->bad_accesses, 1, __ATOMIC_RELAXED);
+	}
+}
