@@ -53,6 +53,18 @@ struct boot_entry {
 #define LOADER_GDT_DS	0x10
 
 /*
+ * The GDT's descriptors (Intel SDM Vol. 3A 3.4.5): base 0, limit 0xfffff in
+ * 4 KiB units (G), 32-bit (D/B), present, DPL 0, type 0xb (code: execute/read,
+ * accessed) and 0x3 (data: read/write, accessed), as arch/x86/boot/pm.c of
+ * Linux has them.  vCPU setup loads the hidden segment state to match.
+ */
+#define LOADER_GDT_CODE	0x00cf9b000000ffffull
+#define LOADER_GDT_DATA	0x00cf93000000ffffull
+
+/* The boot loader name the kernel finds in the boot information. */
+#define LOADER_NAME	"irqlab-vmm"
+
+/*
  * Load the image and its modules into @mem and build the boot information.
  * Returns 0, or -1 with a one-line reason (no trailing newline) in @err.
  * It never reads outside the image nor writes outside guest RAM.
