@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Console output.
+ *
+ * Under irqlab-vmm every port access is a VM exit, so a byte-at-a-time
+ * UART costs one exit (or more) per character.  The paravirtual console
+ * costs one per line: we collect a line and pass its address with one
+ * outl(IRQLAB_PORT_CONSOLE).  The VMM prints the string verbatim, newline
+ * included, so a line longer than the buffer is simply sent in pieces.
+ *
+ * Elsewhere (QEMU, hardware) the console is the 16550 on COM1.
+ *
+ * One CPU writes at a time for now: there is no lock yet.
+ */
+#include <stddef.h>
+
+#include "console.h"
+#include "hw/irqlab.h"
+#include "hw/ports.h"
+#include "pv.h"
+#include "uart.h"
+
+#define PV_LINE_MAX	256	/* bytes per exit, < IRQLAB_CONSOLE_MAX */
+
+static int use_pv;
+static char pv_line[PV_LINE_MAX + 1];	/* + the NUL */
+static size_t pv_len;
+
+_Static_assert(PV_LINE_MAX < IRQLAB_CONSOLE_MAX, "console line too long");
+
+void console_init(void)
+{
+	use_pv = pv_present();
+	if (!use_pv)
+		uart_init(PORT_COM1);
+}
+
+int console_is_pv(void)
+{
+	return use_pv;
+}
+
+static void pv_send(void)
+{
+	if (!pv_len)
+		return;
+	pv_line[pv_len] = '\0';
+	pv_console_write(pv_line);	/* the VMM copies it during the exit */
+	pv_len = 0;
+}
+
+void console_putc(char c)
+{
+	if (use_pv) {
+		pv_line[pv_len++] = c;
+		if (c == '\n' || pv_len == PV_LINE_MAX)
+			pv_send();
+		return;
+	}
+	/* a terminal wants CR LF */
+	if (c == '\n')
+		uart_putc(PORT_COM1, '\r');
+	uart_putc(PORT_COM1, c);
+}
+
+void console_write(const char *s, size_t n)
+{
+	while (n--)
+		console_putc(*s++);
+}
+
+void console_flush(void)
+{
+	if (use_pv)
+		pv_send();
+	else
+		uart_flush(PORT_COM1);
+}
