@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: MIT
+/* The interrupt descriptor table (SDM vol. 3 sec. 6.10 and 6.14.1). */
+#include <stdint.h>
+
+#include "gdt.h"
+#include "idt.h"
+
+/* SDM vol. 3 sec. 6.14.1, figure 6-8: a 16-byte 64-bit IDT gate. */
+struct idt_gate {
+	uint16_t offset_lo;	/* handler address bits 15:0 */
+	uint16_t selector;	/* code segment of the handler */
+	uint8_t ist;		/* bits 2:0: IST slot, 0 = no stack switch */
+	uint8_t type_attr;	/* P (7), DPL (6:5), 0 (4), type (3:0) */
+	uint16_t offset_mid;	/* bits 31:16 */
+	uint32_t offset_hi;	/* bits 63:32 */
+	uint32_t reserved;
+};
+
+#define GATE_P		0x80
+#define GATE_INTR	0x0e	/* 64-bit interrupt gate: clears RFLAGS.IF */
+
+struct idtr {
+	uint16_t limit;
+	uint64_t base;
+} __attribute__((packed));
+
+extern const char trap_stubs[];		/* vectors.S */
+
+static struct idt_gate idt[NR_VECTORS] __attribute__((aligned(16)));
+static void (*handlers[NR_VECTORS])(struct trap_frame *tf);
+
+static void set_gate(unsigned vec, uint64_t addr, unsigned ist)
+{
+	struct idt_gate *g = &idt[vec];
+
+	g->offset_lo = addr & 0xffff;
+	g->selector = KERNEL_CS;
+	g->ist = ist & 7;
+	g->type_attr = GATE_P | GATE_INTR;	/* DPL 0: no INT n from ring 3 */
+	g->offset_mid = (addr >> 16) & 0xffff;
+	g->offset_hi = addr >> 32;
+	g->reserved = 0;
+}
+
+void idt_init(void)
+{
+	struct idtr idtr = {
+		.limit = sizeof(idt) - 1,
+		.base = (uint64_t)idt,
+	};
+	unsigned v;
+
+	for (v = 0; v < NR_VECTORS; v++)
+		set_gate(v, (uint64_t)(trap_stubs + v * TRAP_STUB_SIZE), 0);
+	idt_set_ist(2, IST_NMI);
+	idt_set_ist(8, IST_DF);
+	idt_set_ist(18, IST_MC);
+	asm volatile("lidt %0" : : "m"(idtr));
+}
+
+void idt_set_ist(unsigned vec, unsigned ist)
+{
+	if (vec < NR_VECTORS)
+		idt[vec].ist = ist & 7;
+}
+
+void idt_set_handler(unsigned vec, void (*fn)(struct trap_frame *tf))
+{
+	if (vec < NR_VECTORS)
+		handlers[vec] = fn;
+}
+
+/* Called by trap_common (vectors.S) with interrupts off. */
+void trap_dispatch(struct trap_frame *tf);
+
+void trap_dispatch(struct trap_frame *tf)
+{
+	void (*fn)(struct trap_frame *tf) = handlers[tf->vector & 0xff];
+
+	if (fn)
+		fn(tf);
+	else
+		trap_panic(tf);
+}
