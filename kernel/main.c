@@ -1,0 +1,165 @@
+// SPDX-License-Identifier: MIT
+/*
+ * kmain: the kernel's C entry, called by entry.S in 64-bit mode with the
+ * loader's EAX and EBX.  It reports what it finds as @records
+ * (docs/RECORDS.md) and exits.
+ */
+#include <stdint.h>
+
+#include "cmdline.h"
+#include "console.h"
+#include "cpu.h"
+#include "fwcfg.h"
+#include "gdt.h"
+#include "idt.h"
+#include "mbinfo.h"
+#include "panic.h"
+#include "printf.h"
+#include "pv.h"
+#include "kstring.h"
+#include "x86.h"
+
+#ifndef IRQLAB_VERSION_STR
+#define IRQLAB_VERSION_STR	"0.1"
+#endif
+
+#define IDENTITY_END	0x100000000ull	/* entry.S maps [0, 4 GiB) */
+
+void kmain(uint32_t magic, uint32_t info) __attribute__((noreturn));
+
+static struct mbinfo mbi;
+static struct cpu_info boot_cpu;
+
+/* mbinfo_phys_fn for the identity map.  Address 0 would look like NULL,
+ * and no loader puts anything there. */
+static const void *phys_identity(void *ctx, uint64_t addr, uint64_t len)
+{
+	(void)ctx;
+	if (addr == 0 || addr >= IDENTITY_END || len > IDENTITY_END - addr)
+		return NULL;
+	return (const void *)(uintptr_t)addr;
+}
+
+static const char *mmap_type(uint32_t type)
+{
+	switch (type) {
+	case MB_MEMORY_AVAILABLE:
+		return "available";
+	case MB_MEMORY_RESERVED:
+		return "reserved";
+	case MB_MEMORY_ACPI:
+		return "acpi-reclaimable";
+	case MB_MEMORY_NVS:
+		return "acpi-nvs";
+	case MB_MEMORY_BADRAM:
+		return "bad";
+	default:
+		return "unknown";
+	}
+}
+
+static void print_mbinfo(void)
+{
+	const char *acpi = "";
+	unsigned i;
+
+	if (mbi.rsdp)
+		acpi = mbi.rsdp_new ? ", ACPI 2.0+ RSDP" : ", ACPI 1.0 RSDP";
+	kprintf("multiboot%d: loader \"%s\", cmdline \"%s\", mem %u KiB low "
+		"+ %u KiB high, %u mmap entries, %u modules%s\n", mbi.proto,
+		mbi.loader_name ? mbi.loader_name : "",
+		mbi.cmdline ? mbi.cmdline : "", mbi.mem_lower_kb,
+		mbi.mem_upper_kb, mbi.nr_mmap, mbi.nr_mods, acpi);
+	for (i = 0; i < mbi.nr_mmap; i++)
+		kprintf("  mmap  %016lx-%016lx %s\n", mbi.mmap[i].addr,
+			mbi.mmap[i].addr + mbi.mmap[i].len - 1,
+			mmap_type(mbi.mmap[i].type));
+	for (i = 0; i < mbi.nr_mods; i++)
+		kprintf("  module %u: %016lx-%016lx \"%s\"\n", i,
+			mbi.mods[i].start, mbi.mods[i].end, mbi.mods[i].string);
+}
+
+/*
+ * crash=<what>: fault on purpose, to test the @panic path here and the
+ * VMM's fault reporting.  Every known case stops in trap_panic().
+ */
+static const char *const crash_kinds[] = { "ud", "pf", "gp", "de", "bp", "df" };
+
+static void crash(const char *what)
+{
+	unsigned i;
+
+	for (i = 0; i < sizeof(crash_kinds) / sizeof(crash_kinds[0]); i++)
+		if (!strcmp(what, crash_kinds[i]))
+			break;
+	if (i == sizeof(crash_kinds) / sizeof(crash_kinds[0])) {
+		kprintf("crash: unknown crash=%s (try ud pf gp de bp df)\n",
+			what);
+		return;
+	}
+	kprintf("crash: faulting on purpose (crash=%s)\n", what);
+	if (!strcmp(what, "ud")) {
+		asm volatile("ud2");			/* #UD */
+	} else if (!strcmp(what, "pf")) {
+		/* above the 4 GiB the page tables map: #PF, not present */
+		(void)*(volatile uint64_t *)IDENTITY_END;
+	} else if (!strcmp(what, "gp")) {
+		/* a non-canonical address: #GP(0) (SDM vol. 1 sec. 3.3.7.1) */
+		(void)*(volatile uint64_t *)0x8000000000000000ull;
+	} else if (!strcmp(what, "de")) {
+		asm volatile("xor %%ecx, %%ecx; div %%ecx"	/* #DE */
+			     : : : "eax", "ecx", "edx");
+	} else if (!strcmp(what, "bp")) {
+		asm volatile("int3");			/* #BP */
+	} else if (!strcmp(what, "df")) {
+		/*
+		 * Push onto an unmapped stack: the #PF cannot push its frame
+		 * there either, so the CPU raises #DF (SDM vol. 3 sec. 6.15,
+		 * table 6-5), which runs on its IST stack.
+		 */
+		asm volatile("mov %0, %%rsp; push %%rax"
+			     : : "r"(IDENTITY_END + 4096) : "memory");
+	}
+}
+
+void kmain(uint32_t magic, uint32_t info)
+{
+	const char *what;
+	int err, i;
+
+	console_init();
+	gdt_init();
+	idt_init();
+	kprintf("irqlab kernel %s\n", IRQLAB_VERSION_STR);
+
+	err = mbinfo_parse(magic, info, phys_identity, NULL, &mbi);
+	if (err) {
+		kprintf("multiboot: magic 0x%x, info at 0x%x: %s\n", magic,
+			info, mbinfo_strerror(err));
+		panic(mbinfo_strerror(err), "reason=mbinfo err=%d magic=0x%x "
+		      "info=0x%x", err, magic, info);
+	}
+	cmdline_init(mbi.cmdline);
+
+	cpu_identify(&boot_cpu);
+	cpu_print(&boot_cpu);
+
+	kprintf("@boot proto=mb%d hv=%s pv=%d mem_kb=%u mmap=%u mods=%u "
+		"fwcfg_cpus=%u argc=%d\n", mbi.proto,
+		pv_present() ? "irqlab" : boot_cpu.hv[0] ? boot_cpu.hv : "none",
+		pv_present(), mbi.has_mem ? mbi.mem_lower_kb + mbi.mem_upper_kb : 0,
+		mbi.nr_mmap, mbi.nr_mods, fwcfg_nb_cpus(), cmdline_argc());
+	print_mbinfo();
+	for (i = 0; i < cmdline_argc(); i++)
+		kprintf("  argv[%d] \"%s\"\n", i, cmdline_arg(i));
+	if (cmdline_truncated())
+		kprintf("cmdline: longer than %d bytes or %d words, cut\n",
+			CMDLINE_MAX - 1, CMDLINE_MAX_ARGS);
+
+	what = cmdline_get("crash");
+	if (what)
+		crash(what);
+
+	kprintf("@ready tsc=%lu\n", rdtsc());
+	kernel_exit(KERNEL_EXIT_OK);
+}
