@@ -48,6 +48,7 @@ $(VMM): $(VMM_OBJS)
 	$(CC) $(HOST_LDFLAGS) -o $@ $^
 
 $(B)/host/vmm/cli.o: HOST_CFLAGS += -DIRQLAB_VERSION_STR='"$(VERSION)"'
+$(B)/guest/kernel/main.o: KERN_CFLAGS += -DIRQLAB_VERSION_STR='"$(VERSION)"'
 
 $(KERNEL): $(KERNEL_OBJS) kernel/kernel.ld
 	@mkdir -p $(dir $@)
