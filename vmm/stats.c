@@ -214,14 +214,14 @@ static void key_name(const struct stats_report *r, size_t off, uint64_t key,
 		     char *buf, size_t len)
 {
 	if (off == offsetof(struct vcpu_stats, port)) {
-		const char *dev = r->port_name ? r->port_name(key) : NULL;
+		const char *dev = r->port_name ? r->port_name(r->name_ctx, key) : NULL;
 
 		snprintf(buf, len, "0x%04" PRIx64 " %s", key, dev ? dev : "-");
 	} else if (off == offsetof(struct vcpu_stats, mmio)) {
 		char dev[48] = "-";
 
 		if (r->mmio_name)
-			r->mmio_name(r->mmio_ctx, key, dev, sizeof(dev));
+			r->mmio_name(r->name_ctx, key, dev, sizeof(dev));
 		snprintf(buf, len, "0x%08" PRIx64 " %s", key, dev);
 	} else {
 		snprintf(buf, len, "0x%08" PRIx64, key);
@@ -306,7 +306,7 @@ static void json_keyed(FILE *f, const struct stats_report *r, size_t off,
 
 		/* MMIO keys read "device+0xoffset" where a device claims them */
 		if (off == offsetof(struct vcpu_stats, mmio) && r->mmio_name)
-			r->mmio_name(r->mmio_ctx, rows[i].key, name,
+			r->mmio_name(r->name_ctx, rows[i].key, name,
 				     sizeof(name));
 		else
 			snprintf(name, sizeof(name), fmt, rows[i].key);

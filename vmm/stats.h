@@ -79,9 +79,10 @@ struct stats_report {
 	uint64_t wall_ns;
 	uint64_t unclaimed_pio_rd, unclaimed_pio_wr;
 	uint64_t unclaimed_mmio_rd, unclaimed_mmio_wr;
+	/* names for the report: the device at a port, "device+0xoff" */
+	void *name_ctx;
+	const char *(*port_name)(void *ctx, uint16_t port);
 	stats_mmio_namer mmio_name;
-	void *mmio_ctx;
-	const char *(*port_name)(uint16_t port);
 };
 
 void stats_print_table(FILE *f, const struct stats_report *r);

@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: MIT
+/* irqlab-vmm [options] KERNEL */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "util.h"
+
+#ifndef IRQLAB_VERSION_STR
+#define IRQLAB_VERSION_STR "unknown"
+#endif
+
+#define MEM_MIN_MIB	4
+#define MEM_MAX_MIB	(64 * 1024)
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"usage: irqlab-vmm [options] KERNEL\n"
+"\n"
+"Boot a multiboot (v1 or v2, ELF32/ELF64 or a.out-kludge) KERNEL on KVM,\n"
+"with every VM exit counted.\n"
+"\n"
+"  -c, --cpus N            vCPUs (1-%d, default 1); APs stay parked\n"
+"  -m, --mem MIB           guest RAM in MiB (%d-%d, default 64)\n"
+"  -a, --append CMDLINE    kernel command line after argv[0] (the path)\n"
+"      --module FILE[,STR] load FILE as a multiboot module with command\n"
+"                          line STR; repeatable (at most %d)\n"
+"      --multiboot 1|2     force the multiboot version (default: 2 if the\n"
+"                          image has a multiboot2 header, else 1)\n"
+"      --stats             print the exit table on stderr at exit\n"
+"      --stats-json FILE   write the exit counters as JSON to FILE\n"
+"  -h, --help              this text\n"
+"  -V, --version           the version\n"
+"\n"
+"Exit status: the guest's (irqlab power-off port), (V<<1)|1 for a write of V\n"
+"to isa-debug-exit (0xf4), or: 2 bad usage, 4 bad kernel image, 6 KVM/host\n"
+"failure, 8 guest triple fault, 10 KVM internal error, 12 entry failure,\n"
+"14 unhandled exit, 16 guest halted for good.  docs/VMM.md has the details.\n",
+		VMM_MAX_CPUS, MEM_MIN_MIB, MEM_MAX_MIB, VMM_MAX_MODULES);
+}
+
+static void bad_usage(const char *fmt, const char *arg)
+{
+	fprintf(stderr, "irqlab-vmm: ");
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, "\nTry 'irqlab-vmm --help'.\n");
+	exit(EXIT_USAGE);
+}
+
+/* A decimal number in [min, max], the whole string, or a usage error. */
+static uint64_t parse_num(const char *s, uint64_t min, uint64_t max,
+			  const char *what)
+{
+	char *end;
+	uint64_t v;
+
+	errno = 0;
+	if (*s < '0' || *s > '9')
+		bad_usage(what, s);
+	v = strtoull(s, &end, 10);
+	if (errno || *end || v < min || v > max)
+		bad_usage(what, s);
+	return v;
+}
+
+enum {
+	OPT_MODULE = 256,
+	OPT_MULTIBOOT,
+	OPT_STATS,
+	OPT_STATS_JSON,
+};
+
+static const struct option options[] = {
+	{ "cpus", required_argument, NULL, 'c' },
+	{ "mem", required_argument, NULL, 'm' },
+	{ "append", required_argument, NULL, 'a' },
+	{ "module", required_argument, NULL, OPT_MODULE },
+	{ "multiboot", required_argument, NULL, OPT_MULTIBOOT },
+	{ "stats", no_argument, NULL, OPT_STATS },
+	{ "stats-json", required_argument, NULL, OPT_STATS_JSON },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static void add_module(struct vmm_config *cfg, char *arg)
+{
+	char *comma = strchr(arg, ',');
+	struct vmm_module *m;
+
+	if (cfg->nr_mods == VMM_MAX_MODULES)
+		bad_usage("too many --module options (the limit is 16): %s",
+			  arg);
+	if (comma)
+		*comma = '\0';
+	if (!*arg)
+		bad_usage("--module needs a file name%s", "");
+	m = &cfg->mods[cfg->nr_mods++];
+	m->path = arg;
+	m->string = comma ? comma + 1 : "";
+}
+
+void cli_parse(int argc, char **argv, struct vmm_config *cfg)
+{
+	int c;
+
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->cpus = 1;
+	cfg->mem_mib = 64;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":c:m:a:hV", options, NULL)) != -1) {
+		switch (c) {
+		case 'c':
+			cfg->cpus = parse_num(optarg, 1, VMM_MAX_CPUS,
+				"--cpus must be a number from 1 to 64, not '%s'");
+			break;
+		case 'm':
+			cfg->mem_mib = parse_num(optarg, MEM_MIN_MIB, MEM_MAX_MIB,
+				"--mem must be MiB from 4 to 65536, not '%s'");
+			break;
+		case 'a':
+			cfg->append = optarg;
+			break;
+		case OPT_MODULE:
+			add_module(cfg, optarg);
+			break;
+		case OPT_MULTIBOOT:
+			cfg->protocol = parse_num(optarg, 1, 2,
+				"--multiboot must be 1 or 2, not '%s'");
+			break;
+		case OPT_STATS:
+			cfg->stats = true;
+			break;
+		case OPT_STATS_JSON:
+			cfg->stats_json = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		case 'V':
+			printf("irqlab-vmm %s\n", IRQLAB_VERSION_STR);
+			exit(0);
+		case ':':
+			bad_usage("option '%s' needs an argument",
+				  argv[optind - 1]);
+			break;
+		default:
+			bad_usage("unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind == argc)
+		bad_usage("no KERNEL given%s", "");
+	if (optind + 1 < argc)
+		bad_usage("one KERNEL only; unexpected '%s'", argv[optind + 1]);
+	cfg->kernel = argv[optind];
+}

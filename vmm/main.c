@@ -1,0 +1,191 @@
+// SPDX-License-Identifier: MIT
+/*
+ * irqlab-vmm: load a multiboot kernel, create the VM and its vCPU threads,
+ * wait for the guest to power off, report the exits.
+ *
+ * The image is loaded into (lazily mapped) guest RAM before /dev/kvm is
+ * opened, so a malformed kernel is reported the same with or without KVM.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "loader.h"
+#include "util.h"
+#include "vm.h"
+
+struct mapped_file {
+	const uint8_t *data;
+	size_t len;
+};
+
+static struct mapped_file map_file(const char *path, const char *what)
+{
+	struct mapped_file f = { NULL, 0 };
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		die(EXIT_BADIMAGE, "%s %s: %s", what, path, strerror(errno));
+	if (fstat(fd, &st) < 0)
+		die(EXIT_BADIMAGE, "%s %s: %s", what, path, strerror(errno));
+	if (!S_ISREG(st.st_mode))
+		die(EXIT_BADIMAGE, "%s %s: not a regular file", what, path);
+	f.len = st.st_size;
+	if (f.len) {
+		f.data = mmap(NULL, f.len, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (f.data == MAP_FAILED)
+			die(EXIT_BADIMAGE, "%s %s: mmap: %s", what, path,
+			    strerror(errno));
+	}
+	close(fd);
+	return f;
+}
+
+static void unmap_file(struct mapped_file *f)
+{
+	if (f->len)
+		munmap((void *)f->data, f->len);
+}
+
+static void load_kernel(struct vm *vm, struct boot_entry *entry)
+{
+	const struct vmm_config *cfg = vm->cfg;
+	struct mapped_file img, mods[VMM_MAX_MODULES];
+	struct boot_module bm[VMM_MAX_MODULES];
+	struct boot_params p;
+	char err[256];
+	unsigned i;
+
+	img = map_file(cfg->kernel, "kernel");
+	for (i = 0; i < cfg->nr_mods; i++) {
+		mods[i] = map_file(cfg->mods[i].path, "module");
+		bm[i] = (struct boot_module){ mods[i].data, mods[i].len,
+					      cfg->mods[i].string };
+	}
+	memset(&p, 0, sizeof(p));
+	p.image = img.data;
+	p.image_len = img.len;
+	p.image_path = cfg->kernel;
+	p.append = cfg->append;
+	p.mods = bm;
+	p.nr_mods = cfg->nr_mods;
+	p.protocol = cfg->protocol;
+	if (loader_load(&vm->mem, &p, entry, err, sizeof(err)))
+		die(EXIT_BADIMAGE, "%s: %s", cfg->kernel, err);
+	/* the loader copied everything into guest RAM */
+	unmap_file(&img);
+	for (i = 0; i < cfg->nr_mods; i++)
+		unmap_file(&mods[i]);
+}
+
+static void report(struct vm *vm, FILE *json)
+{
+	struct vcpu_stats *v[VMM_MAX_CPUS];
+	struct stats_report r;
+	unsigned i;
+
+	for (i = 0; i < vm->nr_vcpus; i++)
+		v[i] = &vm->vcpus[i].stats;
+	r = (struct stats_report){
+		.vcpu = v,
+		.nr_vcpus = vm->nr_vcpus,
+		.wall_ns = now_ns() - vm->start_ns,
+		.unclaimed_pio_rd = vm->pio.unclaimed_reads,
+		.unclaimed_pio_wr = vm->pio.unclaimed_writes,
+		.unclaimed_mmio_rd = vm->mmio.unclaimed_reads,
+		.unclaimed_mmio_wr = vm->mmio.unclaimed_writes,
+		.name_ctx = vm,
+		.port_name = machine_port_name,
+		.mmio_name = machine_mmio_name,
+	};
+	fflush(stdout);
+	if (vm->cfg->stats)
+		stats_print_table(stderr, &r);
+	if (json) {
+		stats_print_json(json, &r);
+		if (fclose(json))
+			warn("--stats-json %s: %s", vm->cfg->stats_json,
+			     strerror(errno));
+	}
+}
+
+/* Block the signals the main thread waits for, before any thread exists. */
+static sigset_t main_signals(void)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGUSR2);	/* vm_poweroff() */
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	return set;
+}
+
+int main(int argc, char **argv)
+{
+	static struct vm vm;
+	static struct vmm_config cfg;
+	struct boot_entry entry;
+	FILE *json = NULL;
+	sigset_t set;
+	unsigned i;
+	int sig, err;
+
+	cli_parse(argc, argv, &cfg);
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	vm.cfg = &cfg;
+	vm.start_ns = now_ns();
+	vm.main_thread = pthread_self();
+	pthread_mutex_init(&vm.lock, NULL);
+	pthread_cond_init(&vm.cond, NULL);
+	if (cfg.stats_json) {
+		json = fopen(cfg.stats_json, "w");
+		if (!json)
+			die(EXIT_USAGE, "--stats-json %s: %s", cfg.stats_json,
+			    strerror(errno));
+	}
+
+	err = mem_init(&vm.mem, cfg.mem_mib << 20);
+	if (err)
+		die(EXIT_HOST, "guest RAM (%llu MiB): %s",
+		    (unsigned long long)cfg.mem_mib, strerror(-err));
+	load_kernel(&vm, &entry);
+
+	vm.nr_vcpus = cfg.cpus;
+	vm.vcpus = calloc(cfg.cpus, sizeof(*vm.vcpus));
+	if (!vm.vcpus)
+		die(EXIT_HOST, "out of memory");
+	kvm_init(&vm);
+	kvm_setup_memory(&vm);
+	kvm_create_vcpus(&vm);
+	machine_init(&vm);
+	kvm_set_boot_state(&vm.vcpus[0], entry.eip, entry.eax, entry.ebx,
+			   entry.gdt_addr, entry.gdt_limit);
+
+	set = main_signals();
+	for (i = 0; i < vm.nr_vcpus; i++)
+		vcpu_start(&vm.vcpus[i]);
+	vcpu_release(&vm.vcpus[0]);	/* the BSP; APs wait for start-up */
+
+	do {
+		if (sigwait(&set, &sig))
+			sig = SIGTERM;
+	} while (sig == SIGUSR2 && !vm_stopping(&vm));
+	if (sig != SIGUSR2) {
+		fflush(stdout);
+		warn("%s: stopping the guest", strsignal(sig));
+		vm_poweroff(&vm, 128 + sig);
+	}
+	vcpus_stop(&vm);
+	report(&vm, json);
+	return vm.exit_status;
+}

@@ -1,0 +1,201 @@
+// SPDX-License-Identifier: MIT
+/*
+ * One thread per vCPU: KVM_RUN, then exit_dispatch(), then again.
+ *
+ * Kicking a vCPU out of KVM_RUN (Documentation/virt/kvm/api.rst,
+ * "immediate_exit"): set run->immediate_exit, then send SIGUSR1.  The
+ * signal interrupts a KVM_RUN in progress; immediate_exit catches the
+ * window in which the thread was about to enter it.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+
+#include "util.h"
+#include "vm.h"
+
+#define SIG_KICK	SIGUSR1
+
+static void kick_handler(int sig)
+{
+	(void)sig;	/* its only job is to interrupt KVM_RUN */
+}
+
+static void vcpu_set_state(struct vcpu *v, enum vcpu_state s)
+{
+	struct vm *vm = v->vm;
+
+	pthread_mutex_lock(&vm->lock);
+	v->state = s;
+	pthread_cond_broadcast(&vm->cond);
+	pthread_mutex_unlock(&vm->lock);
+}
+
+/* Block until released (APs: by a later issue's INIT/SIPI) or stopping. */
+static bool vcpu_wait_release(struct vcpu *v)
+{
+	struct vm *vm = v->vm;
+
+	pthread_mutex_lock(&vm->lock);
+	while (v->state == VCPU_PARKED && !vm->stopping)
+		pthread_cond_wait(&vm->cond, &vm->lock);
+	pthread_mutex_unlock(&vm->lock);
+	return !vm_stopping(vm);
+}
+
+/*
+ * A guest HLT: sleep in the VMM until something wakes this vCPU.  This
+ * machine has no interrupt sources yet, so with EFLAGS.IF clear (or with
+ * every running vCPU halted) nothing ever will: say so and stop rather
+ * than hang.  kvm_run.if_flag is valid without an in-kernel LAPIC.
+ */
+static void vcpu_halt(struct vcpu *v)
+{
+	struct vm *vm = v->vm;
+
+	pthread_mutex_lock(&vm->lock);
+	v->state = VCPU_HALTED;
+	pthread_mutex_unlock(&vm->lock);
+	fflush(stdout);
+	fprintf(stderr, "irqlab-vmm: vcpu%d: HLT with interrupts %s and no "
+		"interrupt source in this machine: stopping\n", v->id,
+		v->run->if_flag ? "enabled" : "disabled");
+	vm_poweroff(vm, EXIT_GUEST_HALTED);
+}
+
+static void vcpu_fail(struct vcpu *v, enum exit_action a)
+{
+	static const struct {
+		const char *why;
+		int status;
+	} fail[] = {
+		[EXIT_FAIL_SHUTDOWN] = { "triple fault (KVM_EXIT_SHUTDOWN)",
+					 EXIT_GUEST_SHUTDOWN },
+		[EXIT_FAIL_INTERNAL] = { "KVM_EXIT_INTERNAL_ERROR",
+					 EXIT_GUEST_INTERNAL },
+		[EXIT_FAIL_ENTRY] = { "KVM_EXIT_FAIL_ENTRY",
+				      EXIT_GUEST_FAIL_ENTRY },
+		[EXIT_FAIL_UNHANDLED] = { "unhandled exit",
+					  EXIT_GUEST_UNHANDLED },
+	};
+	struct kvm_run *run = v->run;
+	char why[160];
+
+	switch (a) {
+	case EXIT_FAIL_SHUTDOWN:
+		if (run->exit_reason == KVM_EXIT_SYSTEM_EVENT)
+			snprintf(why, sizeof(why), "KVM_EXIT_SYSTEM_EVENT "
+				 "type %u", run->system_event.type);
+		else
+			snprintf(why, sizeof(why), "%s", fail[a].why);
+		break;
+	case EXIT_FAIL_INTERNAL:
+		snprintf(why, sizeof(why), "%s, suberror %u%s", fail[a].why,
+			 run->internal.suberror,
+			 run->internal.suberror == KVM_INTERNAL_ERROR_EMULATION ?
+			 " (instruction emulation failed)" : "");
+		break;
+	case EXIT_FAIL_ENTRY:
+		snprintf(why, sizeof(why), "%s, hardware reason 0x%llx",
+			 fail[a].why, (unsigned long long)
+			 run->fail_entry.hardware_entry_failure_reason);
+		break;
+	default:
+		snprintf(why, sizeof(why), "%s: KVM exit reason %u (%s)",
+			 fail[a].why, run->exit_reason,
+			 stats_reason_name(run->exit_reason));
+		break;
+	}
+	kvm_dump_vcpu(v, why);
+	vm_poweroff(v->vm, fail[a].status);
+}
+
+static void *vcpu_thread(void *arg)
+{
+	static const int cls_kick[] = { IRQLAB_CNT_TOTAL, IRQLAB_CNT_KICK, -1 };
+	struct vcpu *v = arg;
+	struct vm *vm = v->vm;
+	enum exit_action a;
+	uint64_t t0;
+
+	if (!vcpu_wait_release(v))
+		goto out;
+	while (!vm_stopping(vm)) {
+		if (ioctl(v->fd, KVM_RUN, 0) < 0) {
+			int err = errno;
+
+			__atomic_store_n(&v->run->immediate_exit, 0,
+					 __ATOMIC_RELAXED);
+			if (err == EINTR || err == EAGAIN) {
+				stats_exit(&v->stats, __atomic_load_n(&vm->phase,
+					   __ATOMIC_RELAXED), KVM_EXIT_INTR,
+					   cls_kick);
+				continue;
+			}
+			fflush(stdout);
+			warn("vcpu%d: KVM_RUN: %s", v->id, strerror(err));
+			vm_poweroff(vm, EXIT_HOST);
+			break;
+		}
+		t0 = now_ns();
+		a = exit_dispatch(v);
+		stat_add(&v->stats.reason_ns[v->run->exit_reason %
+			 STATS_NR_REASONS], now_ns() - t0);
+		if (a == EXIT_HALT)
+			vcpu_halt(v);
+		else if (a != EXIT_CONTINUE)
+			vcpu_fail(v, a);
+	}
+out:
+	vcpu_set_state(v, VCPU_DONE);
+	return NULL;
+}
+
+void vcpu_start(struct vcpu *v)
+{
+	static bool handler_installed;
+	int err;
+
+	if (!handler_installed) {
+		struct sigaction sa;
+
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = kick_handler;	/* no SA_RESTART: EINTR */
+		sigaction(SIG_KICK, &sa, NULL);
+		handler_installed = true;
+	}
+	err = pthread_create(&v->thread, NULL, vcpu_thread, v);
+	if (err)
+		die(EXIT_HOST, "vcpu%d: pthread_create: %s", v->id,
+		    strerror(err));
+	v->thread_started = true;
+}
+
+void vcpu_release(struct vcpu *v)
+{
+	vcpu_set_state(v, VCPU_RUNNING);
+}
+
+void vcpu_kick(struct vcpu *v)
+{
+	__atomic_store_n(&v->run->immediate_exit, 1, __ATOMIC_RELEASE);
+	if (v->thread_started)
+		pthread_kill(v->thread, SIG_KICK);
+}
+
+void vcpus_stop(struct vm *vm)
+{
+	unsigned i;
+
+	pthread_mutex_lock(&vm->lock);
+	__atomic_store_n(&vm->stopping, true, __ATOMIC_RELEASE);
+	pthread_cond_broadcast(&vm->cond);
+	pthread_mutex_unlock(&vm->lock);
+	for (i = 0; i < vm->nr_vcpus; i++)
+		vcpu_kick(&vm->vcpus[i]);
+	for (i = 0; i < vm->nr_vcpus; i++)
+		if (vm->vcpus[i].thread_started)
+			pthread_join(vm->vcpus[i].thread, NULL);
+}

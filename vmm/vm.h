@@ -1,0 +1,122 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The machine: configuration, the VM, its vCPUs and its devices.
+ * KVM calls live in kvm.c and vcpu.c only; exit.c and the device models
+ * see a struct kvm_run and these structures, nothing else.
+ */
+#ifndef VMM_VM_H
+#define VMM_VM_H
+
+#include <linux/kvm.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "bus.h"
+#include "debugdev.h"
+#include "fw_cfg.h"
+#include "mem.h"
+#include "pvport.h"
+#include "stats.h"
+#include "uart.h"
+
+#define VMM_MAX_CPUS	64
+#define VMM_MAX_MODULES	16
+
+struct vmm_module {
+	const char *path;
+	const char *string;
+};
+
+struct vmm_config {
+	unsigned cpus;
+	uint64_t mem_mib;
+	const char *kernel;
+	const char *append;
+	struct vmm_module mods[VMM_MAX_MODULES];
+	unsigned nr_mods;
+	int protocol;		/* multiboot: 0 auto, 1, 2 */
+	bool stats;
+	const char *stats_json;
+};
+
+enum vcpu_state {
+	VCPU_PARKED,		/* waiting to be started (APs before SIPI) */
+	VCPU_RUNNING,
+	VCPU_HALTED,		/* guest HLT, sleeping in the VMM */
+	VCPU_DONE,
+};
+
+struct vm;
+
+struct vcpu {
+	int id;
+	int fd;
+	struct kvm_run *run;
+	struct vm *vm;
+	pthread_t thread;
+	bool thread_started;
+	enum vcpu_state state;	/* under vm->lock */
+	struct vcpu_stats stats;
+};
+
+struct vm {
+	const struct vmm_config *cfg;
+	int kvm_fd;
+	int vm_fd;
+	size_t run_size;
+	struct guest_mem mem;
+	unsigned nr_vcpus;
+	struct vcpu *vcpus;
+
+	struct bus pio;
+	struct bus mmio;
+	struct uart com1;
+	struct fw_cfg fw_cfg;
+	struct debugdev debug;
+	struct pvport pv;
+
+	unsigned phase;		/* enum irqlab_phase, relaxed atomic */
+
+	pthread_mutex_t lock;	/* vCPU states, stop */
+	pthread_cond_t cond;
+	bool stopping;
+	int exit_status;
+	pthread_t main_thread;
+	uint64_t start_ns;
+};
+
+/* machine.c: devices and the bus map */
+void machine_init(struct vm *vm);
+void vm_poweroff(struct vm *vm, int status);
+bool vm_stopping(struct vm *vm);
+const char *machine_port_name(void *vm, uint16_t port);
+void machine_mmio_name(void *vm, uint64_t addr, char *buf, size_t len);
+
+/* exit.c: one exit, as KVM reported it in vcpu->run */
+enum exit_action {
+	EXIT_CONTINUE,
+	EXIT_HALT,		/* sleep until woken, then continue */
+	EXIT_FAIL_SHUTDOWN,
+	EXIT_FAIL_INTERNAL,
+	EXIT_FAIL_ENTRY,
+	EXIT_FAIL_UNHANDLED,
+};
+enum exit_action exit_dispatch(struct vcpu *v);
+bool exit_is_protocol_port(uint16_t port);
+
+/* kvm.c */
+void kvm_init(struct vm *vm);
+void kvm_setup_memory(struct vm *vm);
+void kvm_create_vcpus(struct vm *vm);
+void kvm_set_boot_state(struct vcpu *v, uint32_t eip, uint32_t eax,
+			uint32_t ebx, uint32_t gdt, uint16_t gdt_limit);
+void kvm_dump_vcpu(struct vcpu *v, const char *why);
+
+/* vcpu.c */
+void vcpu_start(struct vcpu *v);	/* create the thread (parked or not) */
+void vcpu_release(struct vcpu *v);	/* PARKED -> RUNNING */
+void vcpu_kick(struct vcpu *v);
+void vcpus_stop(struct vm *vm);		/* stop and join every thread */
+
+#endif
