@@ -59,6 +59,7 @@ $(KERNEL32): $(KERNEL)
 	$(OBJCOPY) -O elf32-i386 $< $@
 
 $(UNIT): $(UNIT_OBJS)
+	@mkdir -p $(dir $@)
 	$(CC) $(HOST_LDFLAGS) -o $@ $^ -lcriterion
 
 $(B)/host/%.o: %.c
