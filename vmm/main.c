@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -86,6 +87,13 @@ static void load_kernel(struct vm *vm, struct boot_entry *entry)
 		unmap_file(&mods[i]);
 }
 
+static uint64_t peak_rss_kb(void)
+{
+	struct rusage ru;
+
+	return getrusage(RUSAGE_SELF, &ru) ? 0 : (uint64_t)ru.ru_maxrss;
+}
+
 static void report(struct vm *vm, FILE *json)
 {
 	struct vcpu_stats *v[VMM_MAX_CPUS];
@@ -102,6 +110,8 @@ static void report(struct vm *vm, FILE *json)
 		.unclaimed_pio_wr = vm->pio.unclaimed_writes,
 		.unclaimed_mmio_rd = vm->mmio.unclaimed_reads,
 		.unclaimed_mmio_wr = vm->mmio.unclaimed_writes,
+		.rss_peak_kb = peak_rss_kb(),
+		.guest_resident_kb = mem_resident_kb(&vm->mem),
 		.name_ctx = vm,
 		.port_name = machine_port_name,
 		.mmio_name = machine_mmio_name,

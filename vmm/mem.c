@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include <errno.h>
+#include <stdlib.h>
+#include <unistd.h>
 #include <sys/mman.h>
 
 #include "mem.h"
@@ -50,4 +52,20 @@ uint64_t mem_avail(const struct guest_mem *m, uint64_t gpa)
 	if (gpa >= MEM_HIGH_START && gpa - MEM_HIGH_START < mem_high_size(m))
 		return mem_high_size(m) - (gpa - MEM_HIGH_START);
 	return 0;
+}
+
+uint64_t mem_resident_kb(const struct guest_mem *m)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	size_t n = (m->size + page - 1) / page, i;
+	unsigned char *vec = malloc(n);
+	uint64_t resident = 0;
+
+	if (!vec)
+		return 0;
+	if (mincore(m->host, m->size, vec) == 0)
+		for (i = 0; i < n; i++)
+			resident += vec[i] & 1;
+	free(vec);
+	return resident * (page / 1024);
 }

@@ -33,6 +33,9 @@ void *mem_ptr(const struct guest_mem *m, uint64_t gpa, uint64_t len);
 /* How many bytes from @gpa on are RAM in one piece (0 if @gpa is not RAM). */
 uint64_t mem_avail(const struct guest_mem *m, uint64_t gpa);
 
+/* KiB of guest RAM the host has resident (pages the guest or loader touched). */
+uint64_t mem_resident_kb(const struct guest_mem *m);
+
 /* Bytes of RAM above 4 GiB. */
 static inline uint64_t mem_high_size(const struct guest_mem *m)
 {

@@ -127,6 +127,13 @@ const char *stats_class_name(unsigned cls)
 
 /* ---- the reports ---- */
 
+/* Peak RSS beyond the guest RAM pages that were touched. */
+static uint64_t vmm_own_kb(const struct stats_report *r)
+{
+	return r->rss_peak_kb > r->guest_resident_kb ?
+	       r->rss_peak_kb - r->guest_resident_kb : 0;
+}
+
 /* One merged row of a keyed table. */
 struct key_row {
 	uint64_t key;
@@ -289,6 +296,9 @@ void stats_print_table(FILE *f, const struct stats_report *r)
 		"mmio %" PRIu64 " read, %" PRIu64 " write\n",
 		r->unclaimed_pio_rd, r->unclaimed_pio_wr,
 		r->unclaimed_mmio_rd, r->unclaimed_mmio_wr);
+	fprintf(f, " memory: peak RSS %" PRIu64 " KiB = guest RAM touched %"
+		PRIu64 " KiB + irqlab-vmm %" PRIu64 " KiB\n", r->rss_peak_kb,
+		r->guest_resident_kb, vmm_own_kb(r));
 }
 
 static void json_keyed(FILE *f, const struct stats_report *r, size_t off,
@@ -364,6 +374,9 @@ void stats_print_json(FILE *f, const struct stats_report *r)
 			stats_sum_class(r->vcpu, r->nr_vcpus, c));
 	fprintf(f, "},\"unclaimed\":{\"pio_in\":%" PRIu64 ",\"pio_out\":%"
 		PRIu64 ",\"mmio_read\":%" PRIu64 ",\"mmio_write\":%" PRIu64
-		"}}}\n", r->unclaimed_pio_rd, r->unclaimed_pio_wr,
+		"}}", r->unclaimed_pio_rd, r->unclaimed_pio_wr,
 		r->unclaimed_mmio_rd, r->unclaimed_mmio_wr);
+	fprintf(f, ",\"memory\":{\"rss_peak_kb\":%" PRIu64
+		",\"guest_resident_kb\":%" PRIu64 ",\"vmm_own_kb\":%" PRIu64
+		"}}\n", r->rss_peak_kb, r->guest_resident_kb, vmm_own_kb(r));
 }

@@ -79,6 +79,8 @@ struct stats_report {
 	uint64_t wall_ns;
 	uint64_t unclaimed_pio_rd, unclaimed_pio_wr;
 	uint64_t unclaimed_mmio_rd, unclaimed_mmio_wr;
+	uint64_t rss_peak_kb;		/* getrusage: the whole process */
+	uint64_t guest_resident_kb;	/* guest RAM pages resident (mincore) */
 	/* names for the report: the device at a port, "device+0xoff" */
 	void *name_ctx;
 	const char *(*port_name)(void *ctx, uint16_t port);
