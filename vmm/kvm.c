@@ -98,14 +98,16 @@ static struct kvm_cpuid2 *kvm_supported_cpuid(struct vm *vm)
 
 #define CPUID1_ECX_X2APIC	(1u << 21)
 #define CPUID1_ECX_TSC_DEADLINE	(1u << 24)
+#define CPUID1_ECX_HYPERVISOR	(1u << 31)
 #define CPUID1_EDX_APIC		(1u << 9)
 
 /*
  * Per-vCPU CPUID.  There is no local APIC in this machine yet (no
  * in-kernel irqchip, no emulated one), so the APIC, x2APIC and
- * TSC-deadline bits are cleared: the guest is told the truth.  The APIC
- * ID fields still name the vCPU (SDM vol. 2A, CPUID leaf 01H EBX[31:24],
- * leaf 0BH EDX).
+ * TSC-deadline bits are cleared: the guest is told the truth.  ECX[31]
+ * says a hypervisor is present (KVM's supported list leaves it clear),
+ * so the guest reads the 0x40000000 leaves.  The APIC ID fields still
+ * name the vCPU (SDM vol. 2A, CPUID leaf 01H EBX[31:24], leaf 0BH EDX).
  */
 static void kvm_set_cpuid(struct vcpu *v, const struct kvm_cpuid2 *base)
 {
@@ -122,6 +124,7 @@ static void kvm_set_cpuid(struct vcpu *v, const struct kvm_cpuid2 *base)
 		if (e->function == 1) {
 			e->ebx = (e->ebx & 0x00ffffff) | ((uint32_t)v->id << 24);
 			e->ecx &= ~(CPUID1_ECX_X2APIC | CPUID1_ECX_TSC_DEADLINE);
+			e->ecx |= CPUID1_ECX_HYPERVISOR;
 			e->edx &= ~CPUID1_EDX_APIC;
 		} else if (e->function == 0xb || e->function == 0x1f) {
 			e->edx = v->id;
