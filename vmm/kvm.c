@@ -231,4 +231,10 @@ void kvm_dump_vcpu(struct vcpu *v, const char *why)
 		r.rip, r.rsp, r.rflags, r.rax, r.rbx, r.rcx, r.rdx,
 		s.cs.selector, s.cs.base, s.cs.l, s.cs.db, s.ss.selector,
 		s.cr0, s.cr2, s.cr3, s.cr4, s.efer);
+	/* AMD: KVM's SHUTDOWN intercept reinitialises the VMCB and resets the
+	 * vCPU before userspace sees the exit (svm.c, shutdown_interception) */
+	if (v->run->exit_reason == KVM_EXIT_SHUTDOWN && r.rip == 0xfff0 &&
+	    s.cs.base == 0xffff0000)
+		fprintf(stderr, "  (these are reset values: on AMD, KVM resets a "
+			"vCPU that shut down, so the faulting state is lost)\n");
 }
