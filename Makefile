@@ -41,14 +41,21 @@ UNIT_OBJS	:= $(call host,$(tests-unit-y) $(calib-y)) $(VMM_CORE_OBJS)
 
 VERSION	:= $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 
-.PHONY: all run test unit integration clean
+.PHONY: all run test unit integration clean FORCE
 all: $(VMM) $(KERNEL) $(KERNEL32)
 
 $(VMM): $(VMM_OBJS)
 	$(CC) $(HOST_LDFLAGS) -o $@ $^
 
-$(B)/host/vmm/cli.o: HOST_CFLAGS += -DIRQLAB_VERSION_STR='"$(VERSION)"'
-$(B)/guest/kernel/main.o: KERN_CFLAGS += -DIRQLAB_VERSION_STR='"$(VERSION)"'
+# The version both programs print; the header changes (and they rebuild)
+# only when the git revision does.
+$(B)/version.h: FORCE
+	@mkdir -p $(B)
+	@echo '#define IRQLAB_VERSION_STR "$(VERSION)"' >$@.tmp
+	@cmp -s $@.tmp $@ || mv $@.tmp $@; rm -f $@.tmp
+$(B)/host/vmm/cli.o $(B)/guest/kernel/main.o: $(B)/version.h
+$(B)/host/vmm/cli.o: HOST_CFLAGS += -include $(B)/version.h
+$(B)/guest/kernel/main.o: KERN_CFLAGS += -include $(B)/version.h
 
 $(KERNEL): $(KERNEL_OBJS) kernel/kernel.ld
 	@mkdir -p $(dir $@)
