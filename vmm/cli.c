@@ -32,6 +32,14 @@ static void usage(FILE *f)
 "                          line STR; repeatable (at most %d)\n"
 "      --multiboot 1|2     force the multiboot version (default: 2 if the\n"
 "                          image has a multiboot2 header, else 1)\n"
+"      --irqchip MODE      user: interrupt controllers emulated by irqlab\n"
+"                          (default; no local APIC yet); kernel: KVM's\n"
+"                          in-kernel LAPIC, IOAPIC and PIC\n"
+"      --x2apic, --no-x2apic  show or hide the x2APIC CPUID bit (default:\n"
+"                          shown when the LAPIC can do it)\n"
+"      --hlt exit|guest    exit: HLT exits to the hypervisor (default);\n"
+"                          guest: the vCPU halts in the guest\n"
+"                          (KVM_X86_DISABLE_EXITS_HLT)\n"
 "      --stats             print the exit table on stderr at exit\n"
 "      --stats-json FILE   write the exit counters as JSON to FILE\n"
 "  -h, --help              this text\n"
@@ -73,6 +81,10 @@ enum {
 	OPT_MULTIBOOT,
 	OPT_STATS,
 	OPT_STATS_JSON,
+	OPT_IRQCHIP,
+	OPT_X2APIC,
+	OPT_NO_X2APIC,
+	OPT_HLT,
 };
 
 static const struct option options[] = {
@@ -81,6 +93,10 @@ static const struct option options[] = {
 	{ "append", required_argument, NULL, 'a' },
 	{ "module", required_argument, NULL, OPT_MODULE },
 	{ "multiboot", required_argument, NULL, OPT_MULTIBOOT },
+	{ "irqchip", required_argument, NULL, OPT_IRQCHIP },
+	{ "x2apic", no_argument, NULL, OPT_X2APIC },
+	{ "no-x2apic", no_argument, NULL, OPT_NO_X2APIC },
+	{ "hlt", required_argument, NULL, OPT_HLT },
 	{ "stats", no_argument, NULL, OPT_STATS },
 	{ "stats-json", required_argument, NULL, OPT_STATS_JSON },
 	{ "help", no_argument, NULL, 'h' },
@@ -112,6 +128,7 @@ void cli_parse(int argc, char **argv, struct vmm_config *cfg)
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->cpus = 1;
 	cfg->mem_mib = 64;
+	cfg->x2apic = -1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":c:m:a:hV", options, NULL)) != -1) {
 		switch (c) {
@@ -132,6 +149,30 @@ void cli_parse(int argc, char **argv, struct vmm_config *cfg)
 		case OPT_MULTIBOOT:
 			cfg->protocol = parse_num(optarg, 1, 2,
 				"--multiboot must be 1 or 2, not '%s'");
+			break;
+		case OPT_IRQCHIP:
+			if (!strcmp(optarg, "user"))
+				cfg->irqchip = IRQCHIP_USER;
+			else if (!strcmp(optarg, "kernel"))
+				cfg->irqchip = IRQCHIP_KERNEL;
+			else
+				bad_usage("--irqchip must be user or kernel, "
+					  "not '%s'", optarg);
+			break;
+		case OPT_X2APIC:
+			cfg->x2apic = 1;
+			break;
+		case OPT_NO_X2APIC:
+			cfg->x2apic = 0;
+			break;
+		case OPT_HLT:
+			if (!strcmp(optarg, "exit"))
+				cfg->hlt_in_guest = false;
+			else if (!strcmp(optarg, "guest"))
+				cfg->hlt_in_guest = true;
+			else
+				bad_usage("--hlt must be exit or guest, not '%s'",
+					  optarg);
 			break;
 		case OPT_STATS:
 			cfg->stats = true;

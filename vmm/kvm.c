@@ -28,6 +28,40 @@ static int kvm_vm_ioctl(struct vm *vm, unsigned long req, void *arg)
 	return ioctl(vm->vm_fd, req, arg);
 }
 
+static int kvm_check(struct vm *vm, long cap)
+{
+	int r = ioctl(vm->vm_fd, KVM_CHECK_EXTENSION, cap);
+
+	return r < 0 ? 0 : r;
+}
+
+/* What must be set before the first vCPU exists (api.rst, KVM_ENABLE_CAP). */
+static void kvm_enable_vm_caps(struct vm *vm)
+{
+	const struct vmm_config *cfg = vm->cfg;
+
+	if (cfg->hlt_in_guest) {
+		struct kvm_enable_cap cap = {
+			.cap = KVM_CAP_X86_DISABLE_EXITS,
+			.args[0] = KVM_X86_DISABLE_EXITS_HLT,
+		};
+
+		if (!(kvm_check(vm, KVM_CAP_X86_DISABLE_EXITS) &
+		      KVM_X86_DISABLE_EXITS_HLT))
+			die(EXIT_HOST, "--hlt=guest: this KVM cannot disable "
+			    "HLT exits (KVM_CAP_X86_DISABLE_EXITS)");
+		if (kvm_vm_ioctl(vm, KVM_ENABLE_CAP, &cap) < 0)
+			die(EXIT_HOST, "KVM_ENABLE_CAP(DISABLE_EXITS_HLT): %s",
+			    strerror(errno));
+	}
+	if (cfg->irqchip == IRQCHIP_KERNEL) {
+		if (!kvm_check(vm, KVM_CAP_IRQCHIP))
+			die(EXIT_HOST, "--irqchip=kernel: no KVM_CAP_IRQCHIP");
+		if (kvm_vm_ioctl(vm, KVM_CREATE_IRQCHIP, NULL) < 0)
+			die(EXIT_HOST, "KVM_CREATE_IRQCHIP: %s", strerror(errno));
+	}
+}
+
 void kvm_init(struct vm *vm)
 {
 	int ver;
@@ -55,6 +89,7 @@ void kvm_init(struct vm *vm)
 			die(EXIT_HOST, "KVM_SET_IDENTITY_MAP_ADDR: %s",
 			    strerror(errno));
 	}
+	kvm_enable_vm_caps(vm);
 	vm->run_size = ioctl(vm->kvm_fd, KVM_GET_VCPU_MMAP_SIZE, 0);
 	if ((long)vm->run_size <= 0)
 		die(EXIT_HOST, "KVM_GET_VCPU_MMAP_SIZE: %s", strerror(errno));
@@ -102,12 +137,28 @@ static struct kvm_cpuid2 *kvm_supported_cpuid(struct vm *vm)
 #define CPUID1_EDX_APIC		(1u << 9)
 
 /*
- * Per-vCPU CPUID.  There is no local APIC in this machine yet (no
- * in-kernel irqchip, no emulated one), so the APIC, x2APIC and
- * TSC-deadline bits are cleared: the guest is told the truth.  ECX[31]
- * says a hypervisor is present (KVM's supported list leaves it clear),
- * so the guest reads the 0x40000000 leaves.  The APIC ID fields still
- * name the vCPU (SDM vol. 2A, CPUID leaf 01H EBX[31:24], leaf 0BH EDX).
+ * The CPUID features that depend on the interrupt controller.  With
+ * --irqchip=kernel, KVM's LAPIC is there: APIC, x2APIC (unless
+ * --no-x2apic) and TSC-deadline stay as KVM reports them.  With
+ * --irqchip=user there is no local APIC in this machine yet, so all three
+ * are cleared: the guest is told the truth.
+ */
+static void kvm_cpuid_apic_bits(const struct vmm_config *cfg,
+				struct kvm_cpuid_entry2 *e)
+{
+	if (cfg->irqchip == IRQCHIP_USER) {
+		e->ecx &= ~(CPUID1_ECX_X2APIC | CPUID1_ECX_TSC_DEADLINE);
+		e->edx &= ~CPUID1_EDX_APIC;
+	} else if (cfg->x2apic == 0) {
+		e->ecx &= ~CPUID1_ECX_X2APIC;
+	}
+}
+
+/*
+ * Per-vCPU CPUID.  ECX[31] says a hypervisor is present (KVM's supported
+ * list leaves it clear), so the guest reads the 0x40000000 leaves.  The
+ * APIC ID fields name the vCPU (SDM vol. 2A, CPUID leaf 01H EBX[31:24],
+ * leaf 0BH EDX).
  */
 static void kvm_set_cpuid(struct vcpu *v, const struct kvm_cpuid2 *base)
 {
@@ -123,9 +174,8 @@ static void kvm_set_cpuid(struct vcpu *v, const struct kvm_cpuid2 *base)
 
 		if (e->function == 1) {
 			e->ebx = (e->ebx & 0x00ffffff) | ((uint32_t)v->id << 24);
-			e->ecx &= ~(CPUID1_ECX_X2APIC | CPUID1_ECX_TSC_DEADLINE);
 			e->ecx |= CPUID1_ECX_HYPERVISOR;
-			e->edx &= ~CPUID1_EDX_APIC;
+			kvm_cpuid_apic_bits(v->vm->cfg, e);
 		} else if (e->function == 0xb || e->function == 0x1f) {
 			e->edx = v->id;
 		}
@@ -136,11 +186,30 @@ static void kvm_set_cpuid(struct vcpu *v, const struct kvm_cpuid2 *base)
 	free(c);
 }
 
+/* Say once what an x2APIC request will get. */
+static void kvm_check_x2apic(struct vm *vm, const struct kvm_cpuid2 *c)
+{
+	unsigned i;
+
+	if (vm->cfg->x2apic != 1)
+		return;
+	if (vm->cfg->irqchip == IRQCHIP_USER) {
+		warn("--x2apic: --irqchip=user has no local APIC yet; the "
+		     "x2APIC bit stays hidden");
+		return;
+	}
+	for (i = 0; i < c->nent; i++)
+		if (c->entries[i].function == 1 &&
+		    !(c->entries[i].ecx & CPUID1_ECX_X2APIC))
+			warn("--x2apic: this KVM does not offer x2APIC");
+}
+
 void kvm_create_vcpus(struct vm *vm)
 {
 	struct kvm_cpuid2 *cpuid = kvm_supported_cpuid(vm);
 	unsigned i;
 
+	kvm_check_x2apic(vm, cpuid);
 	for (i = 0; i < vm->nr_vcpus; i++) {
 		struct vcpu *v = &vm->vcpus[i];
 

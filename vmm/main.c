@@ -184,7 +184,14 @@ int main(int argc, char **argv)
 	set = main_signals();
 	for (i = 0; i < vm.nr_vcpus; i++)
 		vcpu_start(&vm.vcpus[i]);
-	vcpu_release(&vm.vcpus[0]);	/* the BSP; APs wait for start-up */
+	/*
+	 * The BSP runs now.  With KVM's in-kernel LAPIC, KVM itself holds the
+	 * APs in wait-for-SIPI inside KVM_RUN, so their threads enter it at
+	 * once; otherwise they stay parked in irqlab.
+	 */
+	for (i = 0; i < vm.nr_vcpus; i++)
+		if (i == 0 || cfg.irqchip == IRQCHIP_KERNEL)
+			vcpu_release(&vm.vcpus[i]);
 
 	do {
 		if (sigwait(&set, &sig))

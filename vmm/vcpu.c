@@ -129,6 +129,8 @@ static void *vcpu_thread(void *arg)
 			__atomic_store_n(&v->run->immediate_exit, 0,
 					 __ATOMIC_RELAXED);
 			if (err == EINTR || err == EAGAIN) {
+				if (vm_stopping(vm))
+					break;	/* the teardown kick: not an exit */
 				stats_exit(&v->stats, __atomic_load_n(&vm->phase,
 					   __ATOMIC_RELAXED), KVM_EXIT_INTR,
 					   cls_kick);

@@ -28,6 +28,11 @@ struct vmm_module {
 	const char *string;
 };
 
+enum irqchip_mode {
+	IRQCHIP_USER,		/* interrupt controllers in irqlab (no LAPIC yet) */
+	IRQCHIP_KERNEL,		/* KVM_CREATE_IRQCHIP: LAPIC, IOAPIC, PIC in KVM */
+};
+
 struct vmm_config {
 	unsigned cpus;
 	uint64_t mem_mib;
@@ -36,6 +41,9 @@ struct vmm_config {
 	struct vmm_module mods[VMM_MAX_MODULES];
 	unsigned nr_mods;
 	int protocol;		/* multiboot: 0 auto, 1, 2 */
+	enum irqchip_mode irqchip;
+	int x2apic;		/* CPUID x2APIC bit: -1 auto, 0 off, 1 on */
+	bool hlt_in_guest;	/* KVM_X86_DISABLE_EXITS_HLT */
 	bool stats;
 	const char *stats_json;
 };

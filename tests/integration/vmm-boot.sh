@@ -66,6 +66,11 @@ has mb1 '^@boot proto=mb1 .*pv=1'
 boot smp 0 --cpus 2 $K
 has smp 'fwcfg_cpus=2'
 
+boot kirq 0 --irqchip=kernel --hlt=guest --cpus 2 $K
+has kirq '^@boot proto=mb2 hv=irqlab pv=1 .*fwcfg_cpus=2'
+python3 -c 'import json,sys; e=json.load(open(sys.argv[1]))["exits"]; assert "INTR" not in e["by_reason"], e' $T/kirq.json ||
+	fail "kirq: the teardown kick was counted as an exit"
+
 boot crash 49 -a crash=ud $K
 has crash '^@panic vector=6 '
 
