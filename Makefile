@@ -3,6 +3,7 @@
 #   make            build/irqlab-vmm, build/kernel/irqlab.elf, irqlab32.elf
 #   make run        build, boot the kernel in irqlab-vmm, print the exit table
 #   make test       install test dependencies if needed, run every test
+#   make bench-pir  the PIR-fold microbenchmark
 #   make clean
 
 B	:= build
@@ -41,7 +42,7 @@ UNIT_OBJS	:= $(call host,$(tests-unit-y) $(calib-y)) $(VMM_CORE_OBJS)
 
 VERSION	:= $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 
-.PHONY: all run test unit integration clean FORCE
+.PHONY: all run test unit integration bench-pir clean FORCE
 all: $(VMM) $(KERNEL) $(KERNEL32)
 
 $(VMM): $(VMM_OBJS)
@@ -68,6 +69,13 @@ $(KERNEL32): $(KERNEL)
 $(UNIT): $(UNIT_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) $(HOST_LDFLAGS) -o $@ $^ -lcriterion
+
+PIR_BENCH	:= $(B)/pir-bench
+$(PIR_BENCH): $(call host,$(bench-pir-y))
+	$(CC) $(HOST_LDFLAGS) -o $@ $^
+
+bench-pir: $(PIR_BENCH)
+	$(PIR_BENCH)
 
 $(B)/host/%.o: %.c
 	@mkdir -p $(dir $@)
