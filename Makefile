@@ -2,6 +2,7 @@
 #
 #   make            build/irqlab-vmm, build/kernel/irqlab.elf, irqlab32.elf
 #   make run        build, boot the kernel in irqlab-vmm, print the exit table
+#   make run-nested the same on nested KVM (no /dev/kvm needed)
 #   make test       install test dependencies if needed, run every test
 #   make bench-pir  the PIR-fold microbenchmark
 #   make clean
@@ -42,7 +43,7 @@ UNIT_OBJS	:= $(call host,$(tests-unit-y) $(calib-y)) $(VMM_CORE_OBJS)
 
 VERSION	:= $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 
-.PHONY: all run test unit integration bench-pir clean FORCE
+.PHONY: all run run-nested test unit integration bench-pir clean FORCE
 all: $(VMM) $(KERNEL) $(KERNEL32)
 
 $(VMM): $(VMM_OBJS)
@@ -90,7 +91,14 @@ $(B)/guest/%.o: %.S
 	$(CC) $(KERN_CFLAGS) -D__ASSEMBLY__ -c $< -o $@
 
 run: all
+	@[ -c /dev/kvm ] || echo "note: no /dev/kvm here; 'make run-nested' boots" \
+		"irqlab-vmm on nested KVM under QEMU instead" >&2
 	$(VMM) --stats $(KERNEL)
+
+# The same, inside a Linux guest under QEMU TCG with emulated SVM, for
+# hosts without /dev/kvm (tests/nested/README.md).
+run-nested: all
+	tests/nested/run-in-kvm.sh -- --stats $(KERNEL)
 
 # Every test: unit tests (Criterion) then boots under irqlab-vmm and QEMU.
 test: all
