@@ -58,6 +58,7 @@
 /* SVR (SDM 11.9) */
 #define APIC_SVR_ENABLE		(1u << 8)
 #define APIC_SVR_VECTOR		0xff
+#define APIC_SVR_FOCUS_DISABLE	(1u << 9)	/* focus processor checking off */
 
 /* DFR models (SDM 11.6.2.2) */
 #define APIC_DFR_FLAT		0xffffffffu
@@ -77,6 +78,8 @@
 #define APIC_LVT_DM_INIT	(5u << 8)
 #define APIC_LVT_DM_EXTINT	(7u << 8)
 #define APIC_LVT_PENDING	(1u << 12)	/* delivery status */
+#define APIC_LVT_POLARITY	(1u << 13)	/* LINT0/1: active low */
+#define APIC_LVT_REMOTE_IRR	(1u << 14)	/* LINT0/1, read-only */
 #define APIC_LVT_LEVEL		(1u << 15)
 #define APIC_LVT_MASKED		(1u << 16)
 #define APIC_LVT_TIMER_MODE	(3u << 17)
