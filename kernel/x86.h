@@ -13,12 +13,20 @@
 #define CR0_PE		(1 << 0)	/* protection enable */
 #define CR0_WP		(1 << 16)	/* write protect in ring 0 */
 #define CR0_PG		0x80000000	/* paging */
+#define CR0_NW		(1 << 29)	/* not write-through (set after INIT) */
+#define CR0_CD		(1 << 30)	/* cache disable (set after INIT) */
 #define CR4_PAE		(1 << 5)	/* physical address extension */
 
 /* IA32_EFER (SDM vol. 3 sec. 2.2.1, vol. 4 table 2-2) */
 #define MSR_EFER	0xc0000080
 #define EFER_LME	(1 << 8)	/* IA-32e mode enable */
 #define EFER_LMA	(1 << 10)	/* IA-32e mode active (read only) */
+
+/* IA32_GS_BASE: the GS segment base in 64-bit mode (SDM vol. 3 sec. 3.4.4) */
+#define MSR_GS_BASE	0xc0000101
+
+/* RFLAGS.IF (SDM vol. 1 sec. 3.4.3) */
+#define RFLAGS_IF	(1 << 9)
 
 /* Paging-structure entry bits (SDM vol. 3 sec. 4.5, the "Format of a ..." tables) */
 #define PTE_P		(1 << 0)	/* present */
@@ -30,6 +38,8 @@
 /* CPUID bits checked before entering long mode (SDM vol. 2A, CPUID) */
 #define CPUID_80000001_EDX_LM	(1 << 29)	/* Intel 64 architecture */
 #define CPUID_1_ECX_HYPERVISOR	0x80000000	/* reserved by Intel for VMMs */
+#define CPUID_1_ECX_X2APIC	(1 << 21)	/* x2APIC mode available */
+#define CPUID_1_EDX_APIC	(1 << 9)	/* an on-chip local APIC */
 
 #ifndef __ASSEMBLY__
 
@@ -124,6 +134,26 @@ static inline uint64_t read_cr3(void)
 static inline void cli(void)
 {
 	asm volatile("cli" : : : "memory");
+}
+
+static inline void sti(void)
+{
+	asm volatile("sti" : : : "memory");
+}
+
+/* RFLAGS, then IF = 0: pair with irq_restore() */
+static inline uint64_t irq_save(void)
+{
+	uint64_t flags;
+
+	asm volatile("pushfq; popq %0; cli" : "=r"(flags) : : "memory");
+	return flags;
+}
+
+static inline void irq_restore(uint64_t flags)
+{
+	if (flags & RFLAGS_IF)
+		sti();
 }
 
 static inline void hlt(void)
