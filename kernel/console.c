@@ -10,7 +10,10 @@
  *
  * Elsewhere (QEMU, hardware) the console is the 16550 on COM1.
  *
- * One CPU writes at a time for now: there is no lock yet.
+ * console_lock() makes one CPU's output one piece: kprintf takes it for
+ * each call, so lines printed by one kprintf never interleave with
+ * another CPU's.  It nests on the CPU that holds it, so a fault while
+ * printing can still print its @panic.
  */
 #include <stddef.h>
 
@@ -18,6 +21,8 @@
 #include "hw/irqlab.h"
 #include "hw/ports.h"
 #include "pv.h"
+#include "smp.h"
+#include "spinlock.h"
 #include "uart.h"
 
 #define PV_LINE_MAX	256	/* bytes per exit, < IRQLAB_CONSOLE_MAX */
@@ -25,6 +30,10 @@
 static int use_pv;
 static char pv_line[PV_LINE_MAX + 1];	/* + the NUL */
 static size_t pv_len;
+
+static struct spinlock lock = SPINLOCK_INIT;
+static struct cpu *owner;		/* the CPU holding @lock, or NULL */
+static unsigned depth;			/* its console_lock() calls */
 
 _Static_assert(PV_LINE_MAX < IRQLAB_CONSOLE_MAX, "console line too long");
 
@@ -67,6 +76,33 @@ void console_write(const char *s, size_t n)
 {
 	while (n--)
 		console_putc(*s++);
+}
+
+/*
+ * this_cpu() is only compared, never dereferenced: before smp_early_init()
+ * it reads a constant from address 0 on the one CPU there is, still a
+ * fine owner token.
+ */
+void console_lock(void)
+{
+	struct cpu *me = this_cpu();
+
+	/* only this CPU can have stored @me in @owner */
+	if (__atomic_load_n(&owner, __ATOMIC_RELAXED) == me) {
+		depth++;
+		return;
+	}
+	spin_lock(&lock);
+	__atomic_store_n(&owner, me, __ATOMIC_RELAXED);
+	depth = 1;
+}
+
+void console_unlock(void)
+{
+	if (--depth)
+		return;
+	__atomic_store_n(&owner, NULL, __ATOMIC_RELAXED);
+	spin_unlock(&lock);
 }
 
 void console_flush(void)

@@ -14,6 +14,9 @@ void console_putc(char c);
 void console_write(const char *s, size_t n);
 /* Send a partial line now (the paravirtual console buffers lines). */
 void console_flush(void);
+/* Hold the console for several writes (nests on one CPU). */
+void console_lock(void);
+void console_unlock(void);
 /* 1 if output goes to the irqlab console port. */
 int console_is_pv(void);
 

@@ -5,6 +5,7 @@
  */
 #include <stdint.h>
 
+#include "console.h"
 #include "idt.h"
 #include "panic.h"
 #include "printf.h"
@@ -90,6 +91,7 @@ void trap_panic(struct trap_frame *tf)
 	/* a fault while reporting a fault: stop without more output */
 	if (panicking++)
 		kernel_exit(KERNEL_EXIT_PANIC);
+	console_lock();		/* the report's lines together; kept till exit */
 
 	if (vec < NR_EXCEPTIONS) {
 		const struct exc_name *e = &exc_names[vec];

@@ -31,6 +31,7 @@ void panic(const char *why, const char *fields, ...)
 {
 	va_list ap;
 
+	console_lock();		/* the record is one line; kept till exit */
 	kprintf("@panic ");
 	va_start(ap, fields);
 	kvprintf(fields, ap);

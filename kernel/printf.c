@@ -229,7 +229,9 @@ int kvprintf(const char *fmt, va_list ap)
 {
 	struct sink s = { .buf = NULL };
 
+	console_lock();		/* one call's output stays together */
 	format(&s, fmt, ap);
+	console_unlock();
 	return (int)s.len;
 }
 

@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Multiprocessor start-up and per-CPU data.  cpus[0] is the BSP; the APs
+ * follow in the order the firmware lists them.  Each CPU's GS base points
+ * at its struct cpu, so this_cpu() is one load.
+ */
+#ifndef KERNEL_SMP_H
+#define KERNEL_SMP_H
+
+#define NR_CPUS		64	/* as irqlab-vmm's VMM_MAX_CPUS */
+
+/* Interrupt vectors of the IPIs (the spurious vector is 0xff, lapic.c). */
+#define IPI_VEC_CHECK	0x40	/* ipi_check.c: 0x40 + the sender's index */
+#define IPI_VEC_WAKE	0xf0	/* wake an idle AP to look at its work */
+
+#if IPI_VEC_CHECK + NR_CPUS > IPI_VEC_WAKE
+#error "the check vectors run into the wake-up vector"
+#endif
+
+#ifndef __ASSEMBLY__
+
+#include <stdint.h>
+
+struct mbinfo;
+
+struct cpu {
+	struct cpu *self;	/* %gs:0, for this_cpu() */
+	unsigned index;		/* in cpus[] */
+	uint32_t apic_id;
+	int online;		/* set once by the CPU itself */
+	void (*work)(void);	/* the idle loop runs it, then clears it */
+	uint32_t icr_hi;	/* lapic.c: ICR_HI last written (xAPIC) */
+};
+
+extern struct cpu cpus[NR_CPUS];
+
+static inline struct cpu *this_cpu(void)
+{
+	struct cpu *c;
+
+	asm volatile("mov %%gs:0, %0" : "=r"(c));
+	return c;
+}
+
+/* BSP, first thing: GS base -> cpus[0].  Before it, this_cpu() reads
+ * address 0 (harmless, but not a struct cpu). */
+void smp_early_init(void);
+
+/*
+ * Enable the BSP's local APIC, find the CPUs (ACPI MADT) and start the
+ * APs; print @smp (docs/RECORDS.md).  [@loader_lo, @loader_hi) is the
+ * low memory that holds the loader's boot information: the AP
+ * trampoline page avoids it.
+ */
+void smp_init(const struct mbinfo *mbi, uint64_t loader_lo,
+	      uint64_t loader_hi);
+
+/* CPUs online (1 without SMP). */
+unsigned smp_nr_online(void);
+
+/*
+ * Make every online AP run @fn once from its idle loop, with interrupts
+ * on; returns at once.  There is one work slot per CPU: call again only
+ * once the APs took the last @fn (the caller's own handshake tells).
+ */
+void smp_run_on_aps(void (*fn)(void));
+
+#endif /* __ASSEMBLY__ */
+#endif
