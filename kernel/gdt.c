@@ -2,11 +2,17 @@
 /*
  * The kernel GDT and the 64-bit TSS.  The TSS holds no task state in 64-bit
  * mode, only stack pointers: RSP0-2 for privilege changes and the seven IST
- * stacks (SDM vol. 3 sec. 7.7).  One CPU for now; SMP needs one TSS each.
+ * stacks (SDM vol. 3 sec. 7.7).
+ *
+ * Every CPU has its own TSS, IST stacks and GDT.  The TSS must be its
+ * own: LTR marks its descriptor busy, and LTR of a busy descriptor raises
+ * #GP (sec. 7.2.4), so two CPUs cannot load one.  A GDT per CPU keeps
+ * the selectors the same on all of them (TSS_SEL).
  */
 #include <stdint.h>
 
 #include "gdt.h"
+#include "smp.h"
 
 /* SDM vol. 3 sec. 7.7, figure 7-11: the 64-bit TSS, 104 bytes. */
 struct tss {
@@ -26,9 +32,13 @@ struct gdtr {
 
 #define IST_STACK_SIZE	4096
 
-static uint8_t ist_stack[NR_IST][IST_STACK_SIZE] __attribute__((aligned(16)));
-static struct tss tss __attribute__((aligned(16)));
-static uint64_t gdt[5] __attribute__((aligned(8)));
+struct cpu_tables {
+	uint8_t ist_stack[NR_IST][IST_STACK_SIZE];
+	struct tss tss __attribute__((aligned(16)));
+	uint64_t gdt[5];
+};
+
+static struct cpu_tables tables[NR_CPUS] __attribute__((aligned(16)));
 
 /*
  * SDM vol. 3 sec. 7.2.3, figure 7-4: in 64-bit mode a TSS descriptor is 16
@@ -47,21 +57,32 @@ static void set_tss_desc(uint64_t *d, uint64_t base, uint32_t limit)
 
 void gdt_init(void)
 {
-	struct gdtr gdtr = { .limit = sizeof(gdt) - 1, .base = (uint64_t)gdt };
+	gdt_init_cpu(0);
+}
+
+void gdt_init_cpu(unsigned cpu)
+{
+	struct cpu_tables *t = &tables[cpu];
+	struct tss *tss = &t->tss;
+	uint64_t *gdt = t->gdt;
+	struct gdtr gdtr = {
+		.limit = sizeof(t->gdt) - 1,
+		.base = (uint64_t)gdt,
+	};
 	unsigned i;
 
 	/* stacks grow down: IST n points at the top of its array */
 	for (i = 0; i < NR_IST; i++)
-		tss.ist[i] = (uint64_t)ist_stack[i] + IST_STACK_SIZE;
+		tss->ist[i] = (uint64_t)t->ist_stack[i] + IST_STACK_SIZE;
 	/* an I/O bitmap offset past the limit means "no bitmap"; the CPU
 	 * consults it only when CPL > IOPL, never in ring 0 (SDM vol. 1,
 	 * "I/O Permission Bit Map") */
-	tss.iomap_base = sizeof(tss);
+	tss->iomap_base = sizeof(*tss);
 
 	gdt[0] = 0;
 	gdt[KERNEL_CS >> 3] = GDT_CODE64;
 	gdt[KERNEL_DS >> 3] = GDT_DATA;
-	set_tss_desc(&gdt[TSS_SEL >> 3], (uint64_t)&tss, sizeof(tss) - 1);
+	set_tss_desc(&gdt[TSS_SEL >> 3], (uint64_t)tss, sizeof(*tss) - 1);
 
 	asm volatile("lgdt %0" : : "m"(gdtr) : "memory");
 	/* reload CS with a far return: push CS, push RIP, LRETQ */

@@ -30,6 +30,9 @@
 #ifndef __ASSEMBLY__
 /* Load the kernel GDT, reload the segment registers, load the TSS. */
 void gdt_init(void);
+/* The same for CPU @cpu (< NR_CPUS, smp.h): its own GDT, TSS, IST
+ * stacks.  gdt_init() is gdt_init_cpu(0), the BSP. */
+void gdt_init_cpu(unsigned cpu);
 #endif
 
 #endif

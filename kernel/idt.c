@@ -44,10 +44,6 @@ static void set_gate(unsigned vec, uint64_t addr, unsigned ist)
 
 void idt_init(void)
 {
-	struct idtr idtr = {
-		.limit = sizeof(idt) - 1,
-		.base = (uint64_t)idt,
-	};
 	unsigned v;
 
 	for (v = 0; v < NR_VECTORS; v++)
@@ -55,6 +51,17 @@ void idt_init(void)
 	idt_set_ist(2, IST_NMI);
 	idt_set_ist(8, IST_DF);
 	idt_set_ist(18, IST_MC);
+	idt_load();
+}
+
+/* All CPUs share the one IDT; each loads IDTR (SDM vol. 3 sec. 6.10). */
+void idt_load(void)
+{
+	struct idtr idtr = {
+		.limit = sizeof(idt) - 1,
+		.base = (uint64_t)idt,
+	};
+
 	asm volatile("lidt %0" : : "m"(idtr));
 }
 

@@ -31,6 +31,8 @@ struct trap_frame {
 /* Fill the IDT with the 256 stubs and load IDTR.  All gates are
  * interrupt gates: the CPU clears RFLAGS.IF on entry. */
 void idt_init(void);
+/* Load IDTR with the IDT idt_init() filled: an AP's part of it. */
+void idt_load(void);
 
 /*
  * Run @fn for @vec instead of the default, which reports the vector as
