@@ -1,0 +1,216 @@
+// SPDX-License-Identifier: MIT
+/*
+ * check=ipi: every online CPU sends K fixed IPIs (ipi_k=K, default 100)
+ * to every other one, K self-IPIs, and K all-excluding-self broadcasts,
+ * all CPUs at once; each counts what it receives, per sender.  Then the
+ * BSP prints @ipi_check (docs/RECORDS.md) and fails the boot unless every
+ * IPI arrived exactly once.
+ *
+ * Why the counts can be exact: an APIC holds at most one pending
+ * interrupt per vector, its IRR bit (SDM 11.8.4).  A second IPI with a
+ * vector already pending in IRR merges with it, and one is lost -- that
+ * is the hardware working as specified, not a lost IPI.  So
+ *   - each sender has its own vector, IPI_VEC_CHECK + its index: IPIs
+ *     from different senders never merge; and
+ *   - a sender sends the next IPI to a target only after the target's
+ *     handler counted the previous one.  The handler runs once the
+ *     interrupt moved from IRR to ISR (SDM 11.8.4), so when the sender
+ *     sees the count, IRR is free again for the next one.
+ * A broadcast counts once per target, and the sender waits for all.
+ * Any IPI left missing or counted twice is then a real fault, of the
+ * APIC model or of this kernel.
+ */
+#include <stdint.h>
+
+#include "cmdline.h"
+#include "idt.h"
+#include "ipi_check.h"
+#include "lapic.h"
+#include "panic.h"
+#include "printf.h"
+#include "smp.h"
+#include "x86.h"
+
+#define K_DEFAULT	100
+#define K_MAX		1000000
+
+/*
+ * Bounds on waits, in PAUSE loop iterations (smp.c says what that is in
+ * time): generous, as one IPI under TCG or nested KVM can take a host
+ * thread switch.  The barrier's bound starts again whenever any CPU
+ * makes progress, so it bounds a stall, not the whole check.
+ */
+#define TAKEN_WAIT_LOOPS	10000000ul	/* one IPI to be counted */
+#define BARRIER_LOOPS		(2 * TAKEN_WAIT_LOOPS)
+
+/* [from][to]: written only by @from */
+static uint32_t sent[NR_CPUS][NR_CPUS];
+/* [to][from]: written only by @to's interrupt handler */
+static uint32_t got[NR_CPUS][NR_CPUS];
+
+static uint8_t member[NR_CPUS];	/* online when the check began */
+static unsigned nr_members;
+static unsigned k;
+static unsigned arrived, finished, stalls;
+static unsigned progress;		/* IPIs counted, by all handlers */
+
+static void check_handler(struct trap_frame *tf)
+{
+	unsigned from = tf->vector - IPI_VEC_CHECK;
+
+	__atomic_fetch_add(&got[this_cpu()->index][from], 1, __ATOMIC_RELEASE);
+	__atomic_fetch_add(&progress, 1, __ATOMIC_RELAXED);
+	lapic_eoi();
+}
+
+/* Wait until @to counted every IPI @me sent it; 0, or -1 after a timeout. */
+static int wait_taken(unsigned me, unsigned to)
+{
+	uint32_t want = sent[me][to];
+	unsigned long n;
+
+	for (n = 0; n < TAKEN_WAIT_LOOPS; n++) {
+		if (__atomic_load_n(&got[to][me], __ATOMIC_ACQUIRE) >= want)
+			return 0;
+		cpu_relax();
+	}
+	__atomic_fetch_add(&stalls, 1, __ATOMIC_RELAXED);
+	return -1;
+}
+
+/* Wait until *@count reaches nr_members, or nothing moved for a while. */
+static void wait_all(unsigned *count)
+{
+	unsigned long n = 0;
+	unsigned c, seen = ~0u;
+
+	while (n++ < BARRIER_LOOPS) {
+		c = __atomic_load_n(count, __ATOMIC_ACQUIRE);
+		if (c >= nr_members)
+			return;
+		c += __atomic_load_n(&progress, __ATOMIC_RELAXED);
+		if (c != seen) {
+			seen = c;
+			n = 0;
+		}
+		cpu_relax();
+	}
+}
+
+/* One CPU's part; runs with interrupts on, so it takes IPIs as it sends. */
+static void run(void)
+{
+	unsigned me = this_cpu()->index, vec = IPI_VEC_CHECK + me;
+	unsigned i, j, t;
+
+	__atomic_fetch_add(&arrived, 1, __ATOMIC_ACQ_REL);
+	wait_all(&arrived);
+	/* targets from me + 1 on, so the CPUs do not all start at cpu 0 */
+	for (j = 1; j < NR_CPUS; j++) {
+		t = (me + j) % NR_CPUS;
+		if (!member[t])
+			continue;
+		for (i = 0; i < k; i++) {
+			sent[me][t]++;
+			lapic_send_ipi(cpus[t].apic_id, vec);
+			if (wait_taken(me, t))
+				goto out;
+		}
+	}
+	for (i = 0; i < k; i++) {
+		sent[me][me]++;
+		lapic_send_self(vec);
+		if (wait_taken(me, me))
+			goto out;
+	}
+	for (i = 0; i < k && nr_members > 1; i++) {
+		for (t = 0; t < NR_CPUS; t++)
+			if (member[t] && t != me)
+				sent[me][t]++;
+		lapic_send_others(vec);
+		for (t = 0; t < NR_CPUS; t++)
+			if (member[t] && t != me && wait_taken(me, t))
+				goto out;
+	}
+out:
+	__atomic_fetch_add(&finished, 1, __ATOMIC_RELEASE);
+}
+
+/* ipi_k=N: a decimal 1..K_MAX, else the default */
+static unsigned parse_k(void)
+{
+	const char *s = cmdline_get("ipi_k");
+	unsigned long v = 0;
+
+	if (!s)
+		return K_DEFAULT;
+	for (; *s >= '0' && *s <= '9' && v <= K_MAX; s++)
+		v = v * 10 + (*s - '0');
+	if (*s || v < 1 || v > K_MAX) {
+		kprintf("ipi_check: ipi_k must be 1 to %u; using %u\n",
+			K_MAX, K_DEFAULT);
+		return K_DEFAULT;
+	}
+	return v;
+}
+
+void ipi_check(void)
+{
+	uint64_t sum_sent = 0, sum_got = 0, lost = 0, dup = 0, tsc;
+	unsigned f, t, v;
+
+	k = parse_k();
+	if (lapic_mode() == LAPIC_NONE) {
+		kprintf("ipi_check: no local APIC, nothing to check\n");
+		kprintf("@ipi_check skipped=no-apic\n");
+		return;
+	}
+	for (t = 0; t < NR_CPUS; t++) {
+		member[t] = __atomic_load_n(&cpus[t].online, __ATOMIC_ACQUIRE);
+		nr_members += member[t];
+	}
+	for (v = IPI_VEC_CHECK; v < IPI_VEC_CHECK + NR_CPUS; v++)
+		idt_set_handler(v, check_handler);
+
+	tsc = rdtsc();
+	smp_run_on_aps(run);
+	sti();
+	run();
+	wait_all(&finished);
+	cli();
+	tsc = rdtsc() - tsc;
+
+	for (f = 0; f < NR_CPUS; f++) {
+		for (t = 0; t < NR_CPUS; t++) {
+			uint32_t s = sent[f][t];
+			uint32_t g = __atomic_load_n(&got[t][f],
+						     __ATOMIC_ACQUIRE);
+
+			sum_sent += s;
+			sum_got += g;
+			if (g < s)
+				lost += s - g;
+			else
+				dup += g - s;
+		}
+	}
+	for (t = 0; t < NR_CPUS; t++) {
+		uint64_t s = 0, g = 0;
+
+		if (!member[t])
+			continue;
+		for (f = 0; f < NR_CPUS; f++) {
+			s += sent[t][f];
+			g += got[t][f];
+		}
+		kprintf("ipi_check: cpu %u sent %lu received %lu\n", t, s, g);
+	}
+	kprintf("@ipi_check sent=%lu received=%lu lost=%lu dup=%lu cpus=%u "
+		"k=%u stalls=%u tsc=%lu\n", sum_sent, sum_got, lost, dup,
+		nr_members, k, stalls, tsc);
+	if (lost || dup || sum_got != sum_sent ||
+	    __atomic_load_n(&finished, __ATOMIC_ACQUIRE) != nr_members)
+		panic("the IPI check failed", "reason=ipi-check lost=%lu "
+		      "dup=%lu finished=%u cpus=%u", lost, dup, finished,
+		      nr_members);
+}
