@@ -12,11 +12,13 @@
 #include "fwcfg.h"
 #include "gdt.h"
 #include "idt.h"
+#include "ipi_check.h"
 #include "mbinfo.h"
 #include "panic.h"
 #include "printf.h"
 #include "pv.h"
 #include "kstring.h"
+#include "smp.h"
 #include "x86.h"
 
 #ifndef IRQLAB_VERSION_STR
@@ -24,11 +26,16 @@
 #endif
 
 #define IDENTITY_END	0x100000000ull	/* entry.S maps [0, 4 GiB) */
+#define LOW_MEM_END	0x100000ull	/* real-mode memory: 1 MiB */
 
 void kmain(uint32_t magic, uint32_t info) __attribute__((noreturn));
 
 static struct mbinfo mbi;
 static struct cpu_info boot_cpu;
+
+/* The low memory the boot information occupies: smp.c keeps its AP
+ * trampoline out of [loader_lo, loader_hi). */
+static uint64_t loader_lo = LOW_MEM_END, loader_hi;
 
 /* mbinfo_phys_fn for the identity map.  Address 0 would look like NULL,
  * and no loader puts anything there. */
@@ -37,7 +44,30 @@ static const void *phys_identity(void *ctx, uint64_t addr, uint64_t len)
 	(void)ctx;
 	if (addr == 0 || addr >= IDENTITY_END || len > IDENTITY_END - addr)
 		return NULL;
+	if (addr < LOW_MEM_END) {
+		if (addr < loader_lo)
+			loader_lo = addr;
+		if (addr + len > loader_hi)
+			loader_hi = addr + len;
+	}
 	return (const void *)(uintptr_t)addr;
+}
+
+/* 1 if check=a,b,... names @what */
+static int check_wanted(const char *what)
+{
+	const char *s = cmdline_get("check");
+	size_t n = strlen(what);
+
+	while (s && *s) {
+		if (!strncmp(s, what, n) && (s[n] == ',' || !s[n]))
+			return 1;
+		while (*s && *s != ',')
+			s++;
+		if (*s)
+			s++;
+	}
+	return 0;
 }
 
 static const char *mmap_type(uint32_t type)
@@ -127,6 +157,7 @@ void kmain(uint32_t magic, uint32_t info)
 	const char *what;
 	int err, i;
 
+	smp_early_init();	/* GS base first: the console lock uses it */
 	console_init();
 	gdt_init();
 	idt_init();
@@ -156,9 +187,13 @@ void kmain(uint32_t magic, uint32_t info)
 		kprintf("cmdline: longer than %d bytes or %d words, cut\n",
 			CMDLINE_MAX - 1, CMDLINE_MAX_ARGS);
 
+	smp_init(&mbi, loader_lo, loader_hi);
+
 	what = cmdline_get("crash");
 	if (what)
 		crash(what);
+	if (check_wanted("ipi"))
+		ipi_check();
 
 	kprintf("@ready tsc=%lu\n", rdtsc());
 	kernel_exit(KERNEL_EXIT_OK);
