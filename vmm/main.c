@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "acpi.h"
 #include "cli.h"
 #include "loader.h"
 #include "util.h"
@@ -62,6 +63,9 @@ static void load_kernel(struct vm *vm, struct boot_entry *entry)
 	struct mapped_file img, mods[VMM_MAX_MODULES];
 	struct boot_module bm[VMM_MAX_MODULES];
 	struct boot_params p;
+	struct acpi_config acfg;
+	struct acpi_result acpi;
+	uint8_t *area;
 	char err[256];
 	unsigned i;
 
@@ -79,6 +83,14 @@ static void load_kernel(struct vm *vm, struct boot_entry *entry)
 	p.mods = bm;
 	p.nr_mods = cfg->nr_mods;
 	p.protocol = cfg->protocol;
+	/* ACPI tables in the BIOS area (docs/ACPI.md), the RSDP for MB2 tags */
+	acpi_default_config(&acfg, cfg->cpus);
+	area = mem_ptr(&vm->mem, ACPI_AREA_GPA, ACPI_AREA_LEN);
+	if (!area || acpi_build(area, ACPI_AREA_GPA, ACPI_AREA_LEN, &acfg, &acpi))
+		die(EXIT_HOST, "cannot build the ACPI tables");
+	p.rsdp_old = acpi.rsdp_v1;
+	p.rsdp_new = acpi.rsdp_v2;
+	p.rsdp_new_len = sizeof(acpi.rsdp_v2);
 	if (loader_load(&vm->mem, &p, entry, err, sizeof(err)))
 		die(EXIT_BADIMAGE, "%s: %s", cfg->kernel, err);
 	/* the loader copied everything into guest RAM */
