@@ -113,10 +113,10 @@ const void *acpi_find_rsdp(acpi_phys_fn phys, void *ctx)
 
 /*
  * Map the table at @addr: its header, then all Length bytes; check Length
- * (at least @min) and the checksum, and the signature if @sig is given.
+ * and the checksum, and the signature if @sig is given.
  */
 static int get_table(acpi_phys_fn phys, void *ctx, uint64_t addr,
-		     const char *sig, uint32_t min, const uint8_t **out,
+		     const char *sig, const uint8_t **out,
 		     struct acpi_sdt_header *hdr)
 {
 	const uint8_t *p;
@@ -129,8 +129,7 @@ static int get_table(acpi_phys_fn phys, void *ctx, uint64_t addr,
 	COPY(*hdr, p);
 	if (sig && !sig_is(hdr->signature, sig))
 		return ACPI_ESIG;
-	if (hdr->length < sizeof(*hdr) || hdr->length < min ||
-	    hdr->length > ACPI_MAX_TABLE_LEN)
+	if (hdr->length < sizeof(*hdr) || hdr->length > ACPI_MAX_TABLE_LEN)
 		return ACPI_ELENGTH;
 	p = phys(ctx, addr, hdr->length);
 	if (!p)
@@ -331,7 +330,7 @@ static int parse_fadt(const uint8_t *p, uint32_t len, acpi_phys_fn phys,
 	/* X_DSDT and X_FIRMWARE_CTRL, when non-zero, replace the 32-bit ones */
 	dsdt = HAS(len, x_dsdt) && f.x_dsdt ? f.x_dsdt : f.dsdt;
 	if (dsdt) {
-		err = get_table(phys, ctx, dsdt, ACPI_SIG_DSDT, 0, &dsdt_p, &hdr);
+		err = get_table(phys, ctx, dsdt, ACPI_SIG_DSDT, &dsdt_p, &hdr);
 		if (err)
 			return err;
 	}
@@ -371,11 +370,11 @@ int acpi_parse(const void *rsdp, acpi_phys_fn phys, void *ctx,
 
 	/* 5.2.5.3: from revision 2 on, use the XSDT if there is one */
 	if (r.revision >= ACPI_RSDP_REV2 && r.xsdt_addr) {
-		err = get_table(phys, ctx, r.xsdt_addr, ACPI_SIG_XSDT, 0,
+		err = get_table(phys, ctx, r.xsdt_addr, ACPI_SIG_XSDT,
 				&root, &hdr);
 		esize = 8;
 	} else {
-		err = get_table(phys, ctx, r.rsdt_addr, ACPI_SIG_RSDT, 0,
+		err = get_table(phys, ctx, r.rsdt_addr, ACPI_SIG_RSDT,
 				&root, &hdr);
 		esize = 4;
 	}
@@ -400,7 +399,7 @@ int acpi_parse(const void *rsdp, acpi_phys_fn phys, void *ctx,
 		}
 		if (!addr)
 			continue;	/* an empty slot, as Linux skips it */
-		err = get_table(phys, ctx, addr, NULL, 0, &p, &th);
+		err = get_table(phys, ctx, addr, NULL, &p, &th);
 		if (err)
 			return err;
 		/* the first of each kind counts */
