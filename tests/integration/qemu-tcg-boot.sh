@@ -9,70 +9,10 @@
 # 77 = skip (after "SKIP: <reason>"), anything else = fail ("FAIL: ...").
 set -u
 
-QEMU=${QEMU:-qemu-system-x86_64}
-KERNEL=build/kernel/irqlab32.elf
 OUT=build/tests/integration/qemu-tcg-boot
-
-if ! command -v "$QEMU" >/dev/null 2>&1; then
-	echo "SKIP: $QEMU is not installed"
-	exit 77
-fi
-if ! command -v timeout >/dev/null 2>&1; then
-	echo "SKIP: timeout(1) is not installed"
-	exit 77
-fi
-if [ ! -f "$KERNEL" ]; then
-	echo "FAIL: $KERNEL is missing (make build/kernel/irqlab32.elf)"
-	exit 1
-fi
-mkdir -p "$OUT" || { echo "FAIL: cannot create $OUT"; exit 1; }
-
-failed=0
-name=
-status=
-
-# boot NAME QEMU-ARGS...: serial output in $OUT/NAME.log (CRs dropped),
-# QEMU's own messages in $OUT/NAME.err, exit status in $status.
-boot() {
-	name=$1
-	shift
-	timeout 60 "$QEMU" -accel tcg -m 64 -kernel "$KERNEL" \
-		-device isa-debug-exit,iobase=0xf4,iosize=0x04 \
-		-serial stdio -display none -no-reboot -nodefaults "$@" \
-		</dev/null >"$OUT/$name.raw" 2>"$OUT/$name.err"
-	status=$?
-	tr -d '\r' <"$OUT/$name.raw" >"$OUT/$name.log"
-}
-
-fail() {
-	echo "FAIL: $name: $*"
-	if [ "$failed" != "$name" ]; then
-		echo "---- $OUT/$name.log ----"
-		cat "$OUT/$name.log"
-		echo "---- $OUT/$name.err ----"
-		cat "$OUT/$name.err"
-		echo "----"
-	fi
-	failed=$name
-}
-
-# expect_line ERE WHAT: some whole line of the output matches ERE
-expect_line() {
-	grep -Eq -- "^($1)\$" "$OUT/$name.log" || fail "no $2 line"
-}
-
-reject_line() {
-	! grep -Eq -- "^($1)\$" "$OUT/$name.log" || fail "unexpected $2 line"
-}
-
-# QEMU's isa-debug-exit turns the kernel's status V into (V << 1) | 1.
-expect_status() {
-	if [ "$status" = 124 ]; then
-		fail "timed out after 60 s"
-	elif [ "$status" != "$1" ]; then
-		fail "QEMU exit status $status, want $1 ($2)"
-	fi
-}
+QEMU_TIMEOUT=60
+# shellcheck source=qemu-lib.bash
+. "$(dirname "$0")/qemu-lib.bash"
 
 HEX='0x[0-9a-f]+'
 CPUID="@cpuid vendor=[^ ]+ family=$HEX model=$HEX stepping=[0-9]+"

@@ -10,61 +10,10 @@
 # 77 = skip (after "SKIP: <reason>"), anything else = fail ("FAIL: ...").
 set -u
 
-QEMU=${QEMU:-qemu-system-x86_64}
-KERNEL=build/kernel/irqlab32.elf
 OUT=build/tests/integration/qemu-tcg-smp
-
-if ! command -v "$QEMU" >/dev/null 2>&1; then
-	echo "SKIP: $QEMU is not installed"
-	exit 77
-fi
-if ! command -v timeout >/dev/null 2>&1; then
-	echo "SKIP: timeout(1) is not installed"
-	exit 77
-fi
-if [ ! -f "$KERNEL" ]; then
-	echo "FAIL: $KERNEL is missing (make build/kernel/irqlab32.elf)"
-	exit 1
-fi
-mkdir -p "$OUT" || { echo "FAIL: cannot create $OUT"; exit 1; }
-
-failed=0
-name=
-status=
-
-# boot NAME QEMU-ARGS...: serial output in $OUT/NAME.log (CRs dropped),
-# QEMU's own messages in $OUT/NAME.err, exit status in $status.
-boot() {
-	name=$1
-	shift
-	timeout 120 "$QEMU" -accel tcg -m 64 -kernel "$KERNEL" \
-		-device isa-debug-exit,iobase=0xf4,iosize=0x04 \
-		-serial stdio -display none -no-reboot -nodefaults "$@" \
-		</dev/null >"$OUT/$name.raw" 2>"$OUT/$name.err"
-	status=$?
-	tr -d '\r' <"$OUT/$name.raw" >"$OUT/$name.log"
-}
-
-fail() {
-	echo "FAIL: $name: $*"
-	if [ "$failed" != "$name" ]; then
-		echo "---- $OUT/$name.log ----"
-		cat "$OUT/$name.log"
-		echo "---- $OUT/$name.err ----"
-		cat "$OUT/$name.err"
-		echo "----"
-	fi
-	failed=$name
-}
-
-# expect_line ERE WHAT: some whole line of the output matches ERE
-expect_line() {
-	grep -Eq -- "^($1)\$" "$OUT/$name.log" || fail "no $2 line"
-}
-
-reject_line() {
-	! grep -Eq -- "^($1)\$" "$OUT/$name.log" || fail "unexpected $2 line"
-}
+QEMU_TIMEOUT=120
+# shellcheck source=qemu-lib.bash
+. "$(dirname "$0")/qemu-lib.bash"
 
 # expect_count N ERE WHAT: exactly N whole lines match ERE
 expect_count() {
@@ -72,14 +21,6 @@ expect_count() {
 
 	n=$(grep -Ec -- "^($2)\$" "$OUT/$name.log")
 	[ "$n" = "$1" ] || fail "$n $3 lines, want $1"
-}
-
-expect_status() {
-	if [ "$status" = 124 ]; then
-		fail "timed out after 120 s"
-	elif [ "$status" != "$1" ]; then
-		fail "QEMU exit status $status, want $1 ($2)"
-	fi
 }
 
 # ipi_sent N K: what @ipi_check must count on N CPUs: each sends K to each
