@@ -115,6 +115,7 @@ static void vcpu_fail(struct vcpu *v, enum exit_action a)
 static void *vcpu_thread(void *arg)
 {
 	static const int cls_kick[] = { IRQLAB_CNT_TOTAL, IRQLAB_CNT_KICK, -1 };
+	static const int cls_other[] = { IRQLAB_CNT_TOTAL, IRQLAB_CNT_OTHER, -1 };
 	struct vcpu *v = arg;
 	struct vm *vm = v->vm;
 	enum exit_action a;
@@ -131,9 +132,12 @@ static void *vcpu_thread(void *arg)
 			if (err == EINTR || err == EAGAIN) {
 				if (vm_stopping(vm))
 					break;	/* the teardown kick: not an exit */
+				/* EINTR: kicked by a signal.  EAGAIN: an AP in
+				 * wait-for-SIPI got its SIPI (in-kernel LAPIC);
+				 * a return to userspace, but no kick. */
 				stats_exit(&v->stats, __atomic_load_n(&vm->phase,
 					   __ATOMIC_RELAXED), KVM_EXIT_INTR,
-					   cls_kick);
+					   err == EINTR ? cls_kick : cls_other);
 				continue;
 			}
 			fflush(stdout);

@@ -68,7 +68,9 @@ has smp 'fwcfg_cpus=2'
 
 boot kirq 0 --irqchip=kernel --hlt=guest --cpus 2 $K
 has kirq '^@boot proto=mb2 hv=irqlab pv=1 .*fwcfg_cpus=2'
-python3 -c 'import json,sys; e=json.load(open(sys.argv[1]))["exits"]; assert "INTR" not in e["by_reason"], e' $T/kirq.json ||
+# KVM_RUN returns EAGAIN once per AP when its SIPI arrives; only EINTR is a
+# kick, and the teardown kick must not be counted at all
+python3 -c 'import json,sys; e=json.load(open(sys.argv[1]))["exits"]; assert e["classes"]["kick"] == 0, e' $T/kirq.json ||
 	fail "kirq: the teardown kick was counted as an exit"
 
 boot crash 49 -a crash=ud $K
