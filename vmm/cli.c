@@ -25,7 +25,7 @@ static void usage(FILE *f)
 "Boot a multiboot (v1 or v2, ELF32/ELF64 or a.out-kludge) KERNEL on KVM,\n"
 "with every VM exit counted.\n"
 "\n"
-"  -c, --cpus N            vCPUs (1-%d, default 1); APs stay parked\n"
+"  -c, --cpus N            vCPUs (1-%d, default 1); the APs wait for a SIPI\n"
 "  -m, --mem MIB           guest RAM in MiB (%d-%d, default 64)\n"
 "  -a, --append CMDLINE    kernel command line after argv[0] (the path)\n"
 "      --module FILE[,STR] load FILE as a multiboot module with command\n"
@@ -33,13 +33,16 @@ static void usage(FILE *f)
 "      --multiboot 1|2     force the multiboot version (default: 2 if the\n"
 "                          image has a multiboot2 header, else 1)\n"
 "      --irqchip MODE      user: interrupt controllers emulated by irqlab\n"
-"                          (default; no local APIC yet); kernel: KVM's\n"
+"                          (default: the local APIC); kernel: KVM's\n"
 "                          in-kernel LAPIC, IOAPIC and PIC\n"
+"      --apic-mhz N        APIC timer input clock in MHz (1-10000, default\n"
+"                          1000, as KVM's in-kernel APIC)\n"
 "      --x2apic, --no-x2apic  show or hide the x2APIC CPUID bit (default:\n"
 "                          shown when the LAPIC can do it)\n"
 "      --hlt exit|guest    exit: HLT exits to the hypervisor (default);\n"
 "                          guest: the vCPU halts in the guest\n"
 "                          (KVM_X86_DISABLE_EXITS_HLT)\n"
+"      --trace LIST        decoded events on stderr; LIST: lapic\n"
 "      --stats             print the exit table on stderr at exit\n"
 "      --stats-json FILE   write the exit counters as JSON to FILE\n"
 "  -h, --help              this text\n"
@@ -85,6 +88,8 @@ enum {
 	OPT_X2APIC,
 	OPT_NO_X2APIC,
 	OPT_HLT,
+	OPT_APIC_MHZ,
+	OPT_TRACE,
 };
 
 static const struct option options[] = {
@@ -97,6 +102,8 @@ static const struct option options[] = {
 	{ "x2apic", no_argument, NULL, OPT_X2APIC },
 	{ "no-x2apic", no_argument, NULL, OPT_NO_X2APIC },
 	{ "hlt", required_argument, NULL, OPT_HLT },
+	{ "apic-mhz", required_argument, NULL, OPT_APIC_MHZ },
+	{ "trace", required_argument, NULL, OPT_TRACE },
 	{ "stats", no_argument, NULL, OPT_STATS },
 	{ "stats-json", required_argument, NULL, OPT_STATS_JSON },
 	{ "help", no_argument, NULL, 'h' },
@@ -121,6 +128,25 @@ static void add_module(struct vmm_config *cfg, char *arg)
 	m->string = comma ? comma + 1 : "";
 }
 
+/* --trace a,b,...: the event classes to decode */
+static unsigned parse_trace(char *arg)
+{
+	unsigned t = 0;
+	char *tok, *save;
+
+	for (tok = strtok_r(arg, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		if (!strcmp(tok, "lapic"))
+			t |= TRACE_LAPIC;
+		else
+			bad_usage("--trace: unknown class '%s' (known: lapic)",
+				  tok);
+	}
+	if (!t)
+		bad_usage("--trace needs a class (known: lapic)%s", "");
+	return t;
+}
+
 void cli_parse(int argc, char **argv, struct vmm_config *cfg)
 {
 	int c;
@@ -129,6 +155,7 @@ void cli_parse(int argc, char **argv, struct vmm_config *cfg)
 	cfg->cpus = 1;
 	cfg->mem_mib = 64;
 	cfg->x2apic = -1;
+	cfg->apic_mhz = 1000;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":c:m:a:hV", options, NULL)) != -1) {
 		switch (c) {
@@ -173,6 +200,13 @@ void cli_parse(int argc, char **argv, struct vmm_config *cfg)
 			else
 				bad_usage("--hlt must be exit or guest, not '%s'",
 					  optarg);
+			break;
+		case OPT_APIC_MHZ:
+			cfg->apic_mhz = parse_num(optarg, 1, 10000,
+				"--apic-mhz must be MHz from 1 to 10000, not '%s'");
+			break;
+		case OPT_TRACE:
+			cfg->trace |= parse_trace(optarg);
 			break;
 		case OPT_STATS:
 			cfg->stats = true;

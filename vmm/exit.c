@@ -6,6 +6,7 @@
  */
 #include <string.h>
 
+#include "hw/apic.h"
 #include "hw/irqlab.h"
 #include "util.h"
 #include "vm.h"
@@ -62,18 +63,61 @@ static void exit_io(struct vcpu *v)
 	}
 }
 
+/*
+ * The classes of one LAPIC register access (IRQLAB_CNT_APIC*), after
+ * @cls[0..1].  @reg is the xAPIC offset (x2APIC: (MSR - 0x800) << 4).
+ */
+static void apic_classes(int *cls, uint32_t reg, bool write)
+{
+	int n = 2;
+
+	cls[n++] = IRQLAB_CNT_APIC;
+	if (write && (reg == APIC_ICR_LO || reg == APIC_ICR_HI ||
+		      reg == APIC_SELF_IPI))
+		cls[n++] = IRQLAB_CNT_APIC_SEND;
+	if (write && reg == APIC_EOI)
+		cls[n++] = IRQLAB_CNT_APIC_EOI;
+	cls[n] = -1;
+}
+
+static bool user_irqchip(const struct vcpu *v)
+{
+	return v->vm->cfg->irqchip == IRQCHIP_USER;
+}
+
+/* this vCPU's xAPIC page, which only it sees (SDM 11.4.1) */
+static bool is_apic_page(const struct vcpu *v, uint64_t gpa)
+{
+	const struct lapic *l = &v->irq.lapic;
+
+	return user_irqchip(v) && lapic_mmio_enabled(l) &&
+	       (gpa & ~0xfffull) == (lapic_base(l) & APIC_BASE_ADDR_MASK);
+}
+
 static void exit_mmio(struct vcpu *v)
 {
 	struct kvm_run *run = v->run;
 	unsigned len = run->mmio.len;
-	static const int cls[] = { IRQLAB_CNT_TOTAL, IRQLAB_CNT_MMIO, -1 };
+	uint64_t gpa = run->mmio.phys_addr;
+	int cls[6] = { IRQLAB_CNT_TOTAL, IRQLAB_CNT_MMIO, -1 };
+	bool apic = is_apic_page(v, gpa);
 	uint64_t val = 0;
 
+	if (apic)
+		apic_classes(cls, gpa & 0xfff, run->mmio.is_write);
 	count(v, KVM_EXIT_MMIO, cls);
-	stats_table_inc(&v->stats.mmio, run->mmio.phys_addr,
+	stats_table_inc(&v->stats.mmio, gpa,
 			run->mmio.is_write ? STATS_WR : STATS_RD);
 	if (len == 0 || len > 8)
 		return;
+	if (apic) {
+		if (run->mmio.is_write)
+			memcpy(&val, run->mmio.data, len);
+		irq_mmio(v, gpa, len, run->mmio.is_write, &val);
+		if (!run->mmio.is_write)
+			memcpy(run->mmio.data, &val, len);
+		return;
+	}
 	if (run->mmio.is_write) {
 		memcpy(&val, run->mmio.data, len);
 		bus_write(&v->vm->mmio, run->mmio.phys_addr, len, val, v->id);
@@ -81,6 +125,35 @@ static void exit_mmio(struct vcpu *v)
 		bus_read(&v->vm->mmio, run->mmio.phys_addr, len, &val, v->id);
 		memcpy(run->mmio.data, &val, len);
 	}
+}
+
+/*
+ * KVM_EXIT_X86_RDMSR/WRMSR (api.rst): an MSR KVM sent to userspace, the
+ * LAPIC's in --irqchip=user (kvm.c says which).  msr.error = 1 makes KVM
+ * raise #GP, as the SDM asks of a reserved or read-only LAPIC MSR, and as
+ * KVM itself would for any other MSR it does not know.
+ */
+static void exit_msr(struct vcpu *v)
+{
+	struct kvm_run *run = v->run;
+	uint32_t msr = run->msr.index;
+	bool write = run->exit_reason == KVM_EXIT_X86_WRMSR;
+	int cls[6] = { IRQLAB_CNT_TOTAL, IRQLAB_CNT_MSR, -1 };
+	bool x2 = msr >= MSR_X2APIC_BASE && msr <= MSR_X2APIC_END;
+	uint64_t val = run->msr.data;
+	int r = 1;
+
+	if (user_irqchip(v) && (x2 || msr == MSR_IA32_APIC_BASE ||
+				msr == MSR_IA32_TSC_DEADLINE))
+		apic_classes(cls, x2 ? (msr - MSR_X2APIC_BASE) << 4 : 0x1000,
+			     write);
+	count(v, run->exit_reason, cls);
+	stats_table_inc(&v->stats.msr, msr, write ? STATS_WR : STATS_RD);
+	if (user_irqchip(v))
+		r = irq_msr(v, msr, write, &val);
+	run->msr.error = r != 0;
+	if (!r && !write)
+		run->msr.data = val;
 }
 
 enum exit_action exit_dispatch(struct vcpu *v)
@@ -96,6 +169,10 @@ enum exit_action exit_dispatch(struct vcpu *v)
 		return EXIT_CONTINUE;
 	case KVM_EXIT_MMIO:
 		exit_mmio(v);
+		return EXIT_CONTINUE;
+	case KVM_EXIT_X86_RDMSR:
+	case KVM_EXIT_X86_WRMSR:
+		exit_msr(v);
 		return EXIT_CONTINUE;
 	case KVM_EXIT_HLT:
 		count(v, reason, cls_hlt);

@@ -13,6 +13,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <unistd.h>
+#include <x86intrin.h>
 
 #include "util.h"
 #include "vm.h"
@@ -22,6 +23,9 @@
 #define KVM_IDENTITY_ADDR	0xfffbc000u
 
 #define CPUID_MAX_ENTRIES	256
+#define MSR_IA32_TSC		0x10
+#define MSR_IA32_APIC_BASE_NR	0x1b
+#define MSR_IA32_TSC_DEADLINE_NR 0x6e0
 
 static int kvm_vm_ioctl(struct vm *vm, unsigned long req, void *arg)
 {
@@ -33,6 +37,32 @@ static int kvm_check(struct vm *vm, long cap)
 	int r = ioctl(vm->vm_fd, KVM_CHECK_EXTENSION, cap);
 
 	return r < 0 ? 0 : r;
+}
+
+#ifndef KVM_CAP_X86_APIC_BUS_CYCLES_NS
+#define KVM_CAP_X86_APIC_BUS_CYCLES_NS 232	/* Linux 6.11 */
+#endif
+
+/*
+ * KVM's in-kernel APIC runs its timer at 1 GHz unless the APIC bus cycle
+ * is set (KVM_CAP_X86_APIC_BUS_CYCLES_NS, whole ns): so --apic-mhz must
+ * divide 1000 there, and this KVM must have the capability.
+ */
+static void kvm_set_apic_bus(struct vm *vm, unsigned mhz)
+{
+	struct kvm_enable_cap cap = {
+		.cap = KVM_CAP_X86_APIC_BUS_CYCLES_NS,
+		.args[0] = 1000 / mhz,
+	};
+
+	if (1000 % mhz)
+		die(EXIT_USAGE, "--apic-mhz %u with --irqchip=kernel: KVM takes "
+		    "a whole number of ns per APIC bus cycle (1000 / MHz)", mhz);
+	if (!kvm_check(vm, KVM_CAP_X86_APIC_BUS_CYCLES_NS) ||
+	    kvm_vm_ioctl(vm, KVM_ENABLE_CAP, &cap) < 0)
+		die(EXIT_HOST, "--apic-mhz %u with --irqchip=kernel: this KVM "
+		    "has no KVM_CAP_X86_APIC_BUS_CYCLES_NS; its APIC runs at "
+		    "1000 MHz", mhz);
 }
 
 /* What must be set before the first vCPU exists (api.rst, KVM_ENABLE_CAP). */
@@ -54,12 +84,58 @@ static void kvm_enable_vm_caps(struct vm *vm)
 			die(EXIT_HOST, "KVM_ENABLE_CAP(DISABLE_EXITS_HLT): %s",
 			    strerror(errno));
 	}
+	if (cfg->irqchip == IRQCHIP_KERNEL && cfg->apic_mhz != 1000)
+		kvm_set_apic_bus(vm, cfg->apic_mhz);
 	if (cfg->irqchip == IRQCHIP_KERNEL) {
 		if (!kvm_check(vm, KVM_CAP_IRQCHIP))
 			die(EXIT_HOST, "--irqchip=kernel: no KVM_CAP_IRQCHIP");
 		if (kvm_vm_ioctl(vm, KVM_CREATE_IRQCHIP, NULL) < 0)
 			die(EXIT_HOST, "KVM_CREATE_IRQCHIP: %s", strerror(errno));
 	}
+}
+
+/*
+ * --irqchip=user and the MSRs of the LAPIC (Documentation/virt/kvm/api.rst,
+ * KVM_CAP_X86_USER_SPACE_MSR and KVM_X86_SET_MSR_FILTER).  With no LAPIC
+ * in KVM, an x2APIC MSR (0x800-0x8ff) is one KVM does not handle, so with
+ * KVM_MSR_EXIT_REASON_INVAL it exits to userspace instead of raising #GP.
+ * api.rst does not say so for the x2APIC range: it is probed, not assumed.
+ * IA32_APIC_BASE and IA32_TSC_DEADLINE are MSRs KVM does handle, so a
+ * filter that denies them turns their accesses into FILTER exits.
+ */
+static void kvm_setup_user_msr(struct vm *vm)
+{
+	static uint8_t deny;	/* one MSR per range, its bit clear: deny */
+	struct kvm_msr_filter f = {
+		.flags = KVM_MSR_FILTER_DEFAULT_ALLOW,
+		.ranges = {
+			{ KVM_MSR_FILTER_READ | KVM_MSR_FILTER_WRITE, 1,
+			  MSR_IA32_APIC_BASE_NR, &deny },
+			{ KVM_MSR_FILTER_READ | KVM_MSR_FILTER_WRITE, 1,
+			  MSR_IA32_TSC_DEADLINE_NR, &deny },
+		},
+	};
+	struct kvm_enable_cap cap = {
+		.cap = KVM_CAP_X86_USER_SPACE_MSR,
+		.args[0] = KVM_MSR_EXIT_REASON_INVAL | KVM_MSR_EXIT_REASON_FILTER,
+	};
+	const char *fail = NULL;
+
+	/* CHECK_EXTENSION says 1, not the reasons: ENABLE_CAP checks those */
+	if (!kvm_check(vm, KVM_CAP_X86_USER_SPACE_MSR))
+		fail = "no KVM_CAP_X86_USER_SPACE_MSR";
+	else if (!kvm_check(vm, KVM_CAP_X86_MSR_FILTER))
+		fail = "no KVM_CAP_X86_MSR_FILTER";
+	else if (kvm_vm_ioctl(vm, KVM_ENABLE_CAP, &cap) < 0)
+		fail = "KVM_ENABLE_CAP(USER_SPACE_MSR, INVAL | FILTER) failed";
+	else if (kvm_vm_ioctl(vm, KVM_X86_SET_MSR_FILTER, &f) < 0)
+		fail = "KVM_X86_SET_MSR_FILTER failed";
+	if (fail) {
+		warn("%s: the LAPIC MSRs cannot reach irqlab, so x2APIC and "
+		     "TSC-deadline stay hidden and IA32_APIC_BASE is KVM's", fail);
+		return;
+	}
+	vm->user_msr = true;
 }
 
 void kvm_init(struct vm *vm)
@@ -90,6 +166,8 @@ void kvm_init(struct vm *vm)
 			    strerror(errno));
 	}
 	kvm_enable_vm_caps(vm);
+	if (vm->cfg->irqchip == IRQCHIP_USER)
+		kvm_setup_user_msr(vm);
 	vm->run_size = ioctl(vm->kvm_fd, KVM_GET_VCPU_MMAP_SIZE, 0);
 	if ((long)vm->run_size <= 0)
 		die(EXIT_HOST, "KVM_GET_VCPU_MMAP_SIZE: %s", strerror(errno));
@@ -140,16 +218,21 @@ static struct kvm_cpuid2 *kvm_supported_cpuid(struct vm *vm)
  * The CPUID features that depend on the interrupt controller.  With
  * --irqchip=kernel, KVM's LAPIC is there: APIC, x2APIC (unless
  * --no-x2apic) and TSC-deadline stay as KVM reports them.  With
- * --irqchip=user there is no local APIC in this machine yet, so all three
- * are cleared: the guest is told the truth.
+ * --irqchip=user, irqlab's LAPIC is there: APIC always, x2APIC and
+ * TSC-deadline when KVM lets their MSRs reach irqlab (vm->x2apic_ok,
+ * vm->tsc_deadline_ok).  KVM lists TSC-deadline as emulated, not
+ * supported, so irqlab sets that bit itself.
  */
-static void kvm_cpuid_apic_bits(const struct vmm_config *cfg,
-				struct kvm_cpuid_entry2 *e)
+static void kvm_cpuid_apic_bits(const struct vm *vm, struct kvm_cpuid_entry2 *e)
 {
-	if (cfg->irqchip == IRQCHIP_USER) {
+	if (vm->cfg->irqchip == IRQCHIP_USER) {
+		e->edx |= CPUID1_EDX_APIC;
 		e->ecx &= ~(CPUID1_ECX_X2APIC | CPUID1_ECX_TSC_DEADLINE);
-		e->edx &= ~CPUID1_EDX_APIC;
-	} else if (cfg->x2apic == 0) {
+		if (vm->x2apic_ok)
+			e->ecx |= CPUID1_ECX_X2APIC;
+		if (vm->tsc_deadline_ok)
+			e->ecx |= CPUID1_ECX_TSC_DEADLINE;
+	} else if (vm->cfg->x2apic == 0) {
 		e->ecx &= ~CPUID1_ECX_X2APIC;
 	}
 }
@@ -175,7 +258,7 @@ static void kvm_set_cpuid(struct vcpu *v, const struct kvm_cpuid2 *base)
 		if (e->function == 1) {
 			e->ebx = (e->ebx & 0x00ffffff) | ((uint32_t)v->id << 24);
 			e->ecx |= CPUID1_ECX_HYPERVISOR;
-			kvm_cpuid_apic_bits(v->vm->cfg, e);
+			kvm_cpuid_apic_bits(v->vm, e);
 		} else if (e->function == 0xb || e->function == 0x1f) {
 			e->edx = v->id;
 		}
@@ -186,22 +269,85 @@ static void kvm_set_cpuid(struct vcpu *v, const struct kvm_cpuid2 *base)
 	free(c);
 }
 
-/* Say once what an x2APIC request will get. */
+/* Say once what an x2APIC request will get, and decide it for user mode. */
 static void kvm_check_x2apic(struct vm *vm, const struct kvm_cpuid2 *c)
 {
 	unsigned i;
 
-	if (vm->cfg->x2apic != 1)
-		return;
 	if (vm->cfg->irqchip == IRQCHIP_USER) {
-		warn("--x2apic: --irqchip=user has no local APIC yet; the "
-		     "x2APIC bit stays hidden");
+		vm->x2apic_ok = vm->user_msr && vm->cfg->x2apic != 0;
+		if (vm->cfg->x2apic == 1 && !vm->user_msr)
+			warn("--x2apic: this KVM cannot forward the x2APIC MSRs "
+			     "to irqlab; the x2APIC bit stays hidden");
 		return;
 	}
+	if (vm->cfg->x2apic != 1)
+		return;
 	for (i = 0; i < c->nent; i++)
 		if (c->entries[i].function == 1 &&
 		    !(c->entries[i].ecx & CPUID1_ECX_X2APIC))
 			warn("--x2apic: this KVM does not offer x2APIC");
+}
+
+/*
+ * The guest TSC of --irqchip=user's TSC-deadline mode: KVM's TSC offset
+ * (KVM_VCPU_TSC_OFFSET, Linux 5.16), else one sample of IA32_TSC taken
+ * against the host TSC, good to the ioctl's duration.
+ */
+static void kvm_tsc_offset(struct vcpu *v)
+{
+	struct {
+		struct kvm_msrs h;
+		struct kvm_msr_entry e;
+	} m = { .h.nmsrs = 1, .e.index = MSR_IA32_TSC };
+	uint64_t off;
+	struct kvm_device_attr a = {
+		.group = KVM_VCPU_TSC_CTRL, .attr = KVM_VCPU_TSC_OFFSET,
+		.addr = (uintptr_t)&off,
+	};
+	uint64_t t0, t1;
+
+	if (!ioctl(v->fd, KVM_HAS_DEVICE_ATTR, &a) &&
+	    !ioctl(v->fd, KVM_GET_DEVICE_ATTR, &a)) {
+		v->irq.tsc_offset = (int64_t)off;
+		v->irq.tsc_known = true;
+		return;
+	}
+	t0 = __rdtsc();
+	if (ioctl(v->fd, KVM_GET_MSRS, &m) != 1)
+		return;
+	t1 = __rdtsc();
+	v->irq.tsc_offset = (int64_t)(m.e.data - (t0 + (t1 - t0) / 2));
+	v->irq.tsc_known = true;
+}
+
+/* TSC-deadline mode for --irqchip=user needs its MSR, the rate and the
+ * guest TSC; KVM must not scale the TSC (irqlab never asks it to). */
+static void kvm_check_tsc(struct vm *vm)
+{
+	int khz = ioctl(vm->vcpus[0].fd, KVM_GET_TSC_KHZ, 0);
+
+	vm->tsc_khz = khz > 0 ? khz : 0;
+	if (vm->cfg->irqchip != IRQCHIP_USER)
+		return;
+	kvm_tsc_offset(&vm->vcpus[0]);
+	vm->tsc_deadline_ok = vm->user_msr && vm->tsc_khz &&
+			      vm->vcpus[0].irq.tsc_known;
+}
+
+static void kvm_create_vcpu(struct vm *vm, unsigned i)
+{
+	struct vcpu *v = &vm->vcpus[i];
+
+	v->id = i;
+	v->vm = vm;
+	v->fd = ioctl(vm->vm_fd, KVM_CREATE_VCPU, i);
+	if (v->fd < 0)
+		die(EXIT_HOST, "KVM_CREATE_VCPU %u: %s", i, strerror(errno));
+	v->run = mmap(NULL, vm->run_size, PROT_READ | PROT_WRITE, MAP_SHARED,
+		      v->fd, 0);
+	if (v->run == MAP_FAILED)
+		die(EXIT_HOST, "vcpu%u: mmap kvm_run: %s", i, strerror(errno));
 }
 
 void kvm_create_vcpus(struct vm *vm)
@@ -210,21 +356,13 @@ void kvm_create_vcpus(struct vm *vm)
 	unsigned i;
 
 	kvm_check_x2apic(vm, cpuid);
+	for (i = 0; i < vm->nr_vcpus; i++)
+		kvm_create_vcpu(vm, i);
+	kvm_check_tsc(vm);
 	for (i = 0; i < vm->nr_vcpus; i++) {
-		struct vcpu *v = &vm->vcpus[i];
-
-		v->id = i;
-		v->vm = vm;
-		v->fd = ioctl(vm->vm_fd, KVM_CREATE_VCPU, i);
-		if (v->fd < 0)
-			die(EXIT_HOST, "KVM_CREATE_VCPU %u: %s", i,
-			    strerror(errno));
-		v->run = mmap(NULL, vm->run_size, PROT_READ | PROT_WRITE,
-			      MAP_SHARED, v->fd, 0);
-		if (v->run == MAP_FAILED)
-			die(EXIT_HOST, "vcpu%u: mmap kvm_run: %s", i,
-			    strerror(errno));
-		kvm_set_cpuid(v, cpuid);
+		if (i && vm->cfg->irqchip == IRQCHIP_USER)
+			kvm_tsc_offset(&vm->vcpus[i]);
+		kvm_set_cpuid(&vm->vcpus[i], cpuid);
 	}
 	free(cpuid);
 }
@@ -306,4 +444,79 @@ void kvm_dump_vcpu(struct vcpu *v, const char *why)
 	    s.cs.base == 0xffff0000)
 		fprintf(stderr, "  (these are reset values: on AMD, KVM resets a "
 			"vCPU that shut down, so the faulting state is lost)\n");
+}
+
+/*
+ * SDM 8.4.4.1 and 9.1.1 (table 9-1): after INIT, a start-up IPI with
+ * vector VV starts the AP in real mode at 000VV000h: CS selector VV00h,
+ * CS base VV000h, IP 0.  The rest is the INIT state: CR0 60000010h,
+ * flat 64 KiB real-mode segments, EFLAGS 2, EDX the processor signature.
+ */
+void kvm_set_sipi_state(struct vcpu *v, uint8_t vector)
+{
+	struct kvm_segment rm = {
+		.limit = 0xffff, .type = 0x3, .present = 1, .s = 1,
+	};
+	struct kvm_sregs sregs;
+	struct kvm_regs regs;
+
+	if (ioctl(v->fd, KVM_GET_SREGS, &sregs) < 0)
+		die(EXIT_HOST, "vcpu%d: KVM_GET_SREGS: %s", v->id,
+		    strerror(errno));
+	sregs.ds = sregs.es = sregs.fs = sregs.gs = sregs.ss = rm;
+	sregs.cs = rm;
+	sregs.cs.type = 0xb;			/* execute/read, accessed */
+	sregs.cs.selector = (uint16_t)vector << 8;
+	sregs.cs.base = (uint32_t)vector << 12;
+	sregs.gdt.base = sregs.idt.base = 0;
+	sregs.gdt.limit = sregs.idt.limit = 0xffff;
+	sregs.ldt = (struct kvm_segment){ .limit = 0xffff, .type = 2, .present = 1 };
+	sregs.tr = (struct kvm_segment){ .limit = 0xffff, .type = 0xb, .present = 1 };
+	sregs.cr0 = 0x60000010;			/* CD, NW, ET */
+	sregs.cr2 = sregs.cr3 = sregs.cr4 = 0;
+	sregs.efer = 0;
+	if (ioctl(v->fd, KVM_SET_SREGS, &sregs) < 0)
+		die(EXIT_HOST, "vcpu%d: KVM_SET_SREGS: %s", v->id,
+		    strerror(errno));
+	memset(&regs, 0, sizeof(regs));
+	regs.rflags = 0x2;
+	regs.rdx = 0x600;			/* family 6 */
+	if (ioctl(v->fd, KVM_SET_REGS, &regs) < 0)
+		die(EXIT_HOST, "vcpu%d: KVM_SET_REGS: %s", v->id,
+		    strerror(errno));
+}
+
+/* api.rst, KVM_INTERRUPT: only when ready_for_interrupt_injection said so */
+void kvm_inject_irq(struct vcpu *v, int vector)
+{
+	struct kvm_interrupt irq = { .irq = vector };
+
+	if (ioctl(v->fd, KVM_INTERRUPT, &irq) < 0)
+		die(EXIT_HOST, "vcpu%d: KVM_INTERRUPT %d: %s", v->id, vector,
+		    strerror(errno));
+}
+
+/* api.rst, KVM_NMI: KVM holds it until the guest can take an NMI */
+void kvm_inject_nmi(struct vcpu *v)
+{
+	if (ioctl(v->fd, KVM_NMI, 0) < 0)
+		die(EXIT_HOST, "vcpu%d: KVM_NMI: %s", v->id, strerror(errno));
+}
+
+/*
+ * SDM 11.4.3: with IA32_APIC_BASE.EN clear, CPUID.1:EDX[9] reads 0.  KVM
+ * computes that bit from its own copy of the MSR, so irqlab's value is
+ * written back to KVM (a host write: the filter does not apply).
+ */
+void kvm_sync_apic_base(struct vcpu *v)
+{
+	struct {
+		struct kvm_msrs h;
+		struct kvm_msr_entry e;
+	} m = { .h.nmsrs = 1, .e.index = MSR_IA32_APIC_BASE_NR };
+
+	m.e.data = lapic_base(&v->irq.lapic);
+	if (ioctl(v->fd, KVM_SET_MSRS, &m) != 1)
+		warn("vcpu%d: KVM_SET_MSRS(IA32_APIC_BASE = %#llx) failed",
+		     v->id, (unsigned long long)m.e.data);
 }

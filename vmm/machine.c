@@ -109,7 +109,10 @@ void machine_mmio_name(void *ctx, uint64_t addr, char *buf, size_t len)
 	struct vm *vm = ctx;
 	const struct bus_dev *d = bus_find(&vm->mmio, addr, NULL);
 
-	if (d)
+	if ((addr & ~0xfffull) == 0xfee00000ull)
+		snprintf(buf, len, "lapic+0x%llx",
+			 (unsigned long long)(addr & 0xfff));
+	else if (d)
 		snprintf(buf, len, "%s+0x%llx", d->name,
 			 (unsigned long long)(addr - d->base));
 	else

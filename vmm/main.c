@@ -190,6 +190,8 @@ int main(int argc, char **argv)
 	kvm_setup_memory(&vm);
 	kvm_create_vcpus(&vm);
 	machine_init(&vm);
+	if (cfg.irqchip == IRQCHIP_USER)
+		irq_init(&vm);
 	kvm_set_boot_state(&vm.vcpus[0], entry.eip, entry.eax, entry.ebx,
 			   entry.gdt_addr, entry.gdt_limit);
 
@@ -197,13 +199,11 @@ int main(int argc, char **argv)
 	for (i = 0; i < vm.nr_vcpus; i++)
 		vcpu_start(&vm.vcpus[i]);
 	/*
-	 * The BSP runs now.  With KVM's in-kernel LAPIC, KVM itself holds the
-	 * APs in wait-for-SIPI inside KVM_RUN, so their threads enter it at
-	 * once; otherwise they stay parked in irqlab.
+	 * Every thread runs now.  The APs wait for a SIPI: with KVM's LAPIC
+	 * inside KVM_RUN, with irqlab's in irq_wait_sipi().
 	 */
 	for (i = 0; i < vm.nr_vcpus; i++)
-		if (i == 0 || cfg.irqchip == IRQCHIP_KERNEL)
-			vcpu_release(&vm.vcpus[i]);
+		vcpu_release(&vm.vcpus[i]);
 
 	do {
 		if (sigwait(&set, &sig))

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * One thread per vCPU: KVM_RUN, then exit_dispatch(), then again.
+ * One thread per vCPU: KVM_RUN, then exit_dispatch(), then again.  With
+ * --irqchip=user each entry is prepared first: INIT and start-up, NMIs,
+ * the PIR fold and injection (irq.c), and a guest HLT sleeps in irq_halt().
  *
  * Kicking a vCPU out of KVM_RUN (Documentation/virt/kvm/api.rst,
  * "immediate_exit"): set run->immediate_exit, then send SIGUSR1.  The
@@ -16,11 +18,18 @@
 #include "util.h"
 #include "vm.h"
 
-#define SIG_KICK	SIGUSR1
+static __thread struct kvm_run *self_run;
 
+/*
+ * Its job is to interrupt KVM_RUN.  Setting immediate_exit here too means
+ * a signal that lands just before KVM_RUN (the APIC timer's, which cannot
+ * set it from outside) still makes KVM_RUN return at once.
+ */
 static void kick_handler(int sig)
 {
-	(void)sig;	/* its only job is to interrupt KVM_RUN */
+	(void)sig;
+	if (self_run)
+		self_run->immediate_exit = 1;
 }
 
 static void vcpu_set_state(struct vcpu *v, enum vcpu_state s)
@@ -33,7 +42,7 @@ static void vcpu_set_state(struct vcpu *v, enum vcpu_state s)
 	pthread_mutex_unlock(&vm->lock);
 }
 
-/* Block until released (APs: by a later issue's INIT/SIPI) or stopping. */
+/* Block until main() releases the thread, or the VM stops. */
 static bool vcpu_wait_release(struct vcpu *v)
 {
 	struct vm *vm = v->vm;
@@ -45,24 +54,63 @@ static bool vcpu_wait_release(struct vcpu *v)
 	return !vm_stopping(vm);
 }
 
-/*
- * A guest HLT: sleep in the VMM until something wakes this vCPU.  This
- * machine has no interrupt sources yet, so with EFLAGS.IF clear (or with
- * every running vCPU halted) nothing ever will: say so and stop rather
- * than hang.  kvm_run.if_flag is valid without an in-kernel LAPIC.
- */
-static void vcpu_halt(struct vcpu *v)
+static bool user_irqchip(const struct vcpu *v)
 {
-	struct vm *vm = v->vm;
+	return v->vm->cfg->irqchip == IRQCHIP_USER;
+}
 
-	pthread_mutex_lock(&vm->lock);
-	v->state = VCPU_HALTED;
-	pthread_mutex_unlock(&vm->lock);
-	fflush(stdout);
-	fprintf(stderr, "irqlab-vmm: vcpu%d: HLT with interrupts %s and no "
-		"interrupt source in this machine: stopping\n", v->id,
-		v->run->if_flag ? "enabled" : "disabled");
-	vm_poweroff(vm, EXIT_GUEST_HALTED);
+/* wait-for-SIPI, then the start-up state (SDM 8.4.4.1); false: stopping */
+static bool vcpu_start_ap(struct vcpu *v)
+{
+	uint8_t vector;
+
+	if (!irq_wait_sipi(v, &vector))
+		return false;
+	kvm_set_sipi_state(v, vector);
+	return true;
+}
+
+/*
+ * --irqchip=user, before KVM_RUN.  False: not now (a request came in while
+ * preparing, or the VM stops); the caller goes round again.
+ */
+static bool vcpu_prepare(struct vcpu *v)
+{
+	int vec;
+
+	if (irq_take_init(v)) {
+		if (v->id == 0) {
+			/* SDM 9.1: INIT sends the BSP to the reset vector;
+			 * irqlab has no firmware there */
+			fflush(stdout);
+			warn("vcpu0: INIT to the bootstrap processor: a reset, "
+			     "and irqlab has no firmware to reset into");
+			vm_poweroff(v->vm, EXIT_GUEST_SHUTDOWN);
+			return false;
+		}
+		if (!vcpu_start_ap(v))
+			return false;
+	}
+	if (v->irq.base_changed) {
+		v->irq.base_changed = false;
+		kvm_sync_apic_base(v);
+	}
+	if (irq_take_nmi(v))
+		kvm_inject_nmi(v);
+	vec = irq_before_run(v);
+	if (vec >= 0)
+		kvm_inject_irq(v, vec);
+	return irq_enter_guest(v);
+}
+
+/*
+ * --irqchip=kernel HLT exits only if KVM's LAPIC sends them (it does not),
+ * so this is the user irqchip's HLT: sleep until woken.  irq_halt() stops
+ * the VM itself when no vCPU can ever wake another.
+ */
+static bool vcpu_halt(struct vcpu *v)
+{
+	return irq_halt(v);
 }
 
 static void vcpu_fail(struct vcpu *v, enum exit_action a)
@@ -121,10 +169,23 @@ static void *vcpu_thread(void *arg)
 	enum exit_action a;
 	uint64_t t0;
 
+	self_run = v->run;
 	if (!vcpu_wait_release(v))
 		goto out;
+	if (user_irqchip(v)) {
+		irq_thread_init(v);
+		if (v->irq.wait_sipi && !vcpu_start_ap(v))
+			goto out;
+	}
 	while (!vm_stopping(vm)) {
-		if (ioctl(v->fd, KVM_RUN, 0) < 0) {
+		int r;
+
+		if (user_irqchip(v) && !vcpu_prepare(v))
+			continue;
+		r = ioctl(v->fd, KVM_RUN, 0);
+		if (user_irqchip(v))
+			irq_leave_guest(v);
+		if (r < 0) {
 			int err = errno;
 
 			__atomic_store_n(&v->run->immediate_exit, 0,
@@ -149,9 +210,10 @@ static void *vcpu_thread(void *arg)
 		a = exit_dispatch(v);
 		stat_add(&v->stats.reason_ns[v->run->exit_reason %
 			 STATS_NR_REASONS], now_ns() - t0);
-		if (a == EXIT_HALT)
-			vcpu_halt(v);
-		else if (a != EXIT_CONTINUE)
+		if (a == EXIT_HALT) {
+			if (!vcpu_halt(v))
+				break;
+		} else if (a != EXIT_CONTINUE)
 			vcpu_fail(v, a);
 	}
 out:
@@ -169,7 +231,7 @@ void vcpu_start(struct vcpu *v)
 
 		memset(&sa, 0, sizeof(sa));
 		sa.sa_handler = kick_handler;	/* no SA_RESTART: EINTR */
-		sigaction(SIG_KICK, &sa, NULL);
+		sigaction(VCPU_SIG_KICK, &sa, NULL);
 		handler_installed = true;
 	}
 	err = pthread_create(&v->thread, NULL, vcpu_thread, v);
@@ -184,13 +246,6 @@ void vcpu_release(struct vcpu *v)
 	vcpu_set_state(v, VCPU_RUNNING);
 }
 
-void vcpu_kick(struct vcpu *v)
-{
-	__atomic_store_n(&v->run->immediate_exit, 1, __ATOMIC_RELEASE);
-	if (v->thread_started)
-		pthread_kill(v->thread, SIG_KICK);
-}
-
 void vcpus_stop(struct vm *vm)
 {
 	unsigned i;
@@ -199,8 +254,10 @@ void vcpus_stop(struct vm *vm)
 	__atomic_store_n(&vm->stopping, true, __ATOMIC_RELEASE);
 	pthread_cond_broadcast(&vm->cond);
 	pthread_mutex_unlock(&vm->lock);
-	for (i = 0; i < vm->nr_vcpus; i++)
+	for (i = 0; i < vm->nr_vcpus; i++) {
 		vcpu_kick(&vm->vcpus[i]);
+		irq_wake(&vm->vcpus[i]);
+	}
 	for (i = 0; i < vm->nr_vcpus; i++)
 		if (vm->vcpus[i].thread_started)
 			pthread_join(vm->vcpus[i].thread, NULL);

@@ -9,12 +9,14 @@
 
 #include <linux/kvm.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 
 #include "bus.h"
 #include "debugdev.h"
 #include "fw_cfg.h"
+#include "irq.h"
 #include "mem.h"
 #include "pvport.h"
 #include "stats.h"
@@ -29,7 +31,7 @@ struct vmm_module {
 };
 
 enum irqchip_mode {
-	IRQCHIP_USER,		/* interrupt controllers in irqlab (no LAPIC yet) */
+	IRQCHIP_USER,		/* interrupt controllers in irqlab (irq.c) */
 	IRQCHIP_KERNEL,		/* KVM_CREATE_IRQCHIP: LAPIC, IOAPIC, PIC in KVM */
 };
 
@@ -44,12 +46,16 @@ struct vmm_config {
 	enum irqchip_mode irqchip;
 	int x2apic;		/* CPUID x2APIC bit: -1 auto, 0 off, 1 on */
 	bool hlt_in_guest;	/* KVM_X86_DISABLE_EXITS_HLT */
+	unsigned apic_mhz;	/* APIC timer input clock, --apic-mhz */
+	unsigned trace;		/* TRACE_* */
 	bool stats;
 	const char *stats_json;
 };
 
+#define TRACE_LAPIC	(1u << 0)
+
 enum vcpu_state {
-	VCPU_PARKED,		/* waiting to be started (APs before SIPI) */
+	VCPU_PARKED,		/* not started, or in wait-for-SIPI (user irqchip) */
 	VCPU_RUNNING,
 	VCPU_HALTED,		/* guest HLT, sleeping in the VMM */
 	VCPU_DONE,
@@ -65,6 +71,7 @@ struct vcpu {
 	pthread_t thread;
 	bool thread_started;
 	enum vcpu_state state;	/* under vm->lock */
+	struct vcpu_irq irq;	/* --irqchip=user: LAPIC, PIR, requests */
 	struct vcpu_stats stats;
 };
 
@@ -85,6 +92,15 @@ struct vm {
 	struct pvport pv;
 
 	unsigned phase;		/* enum irqlab_phase, relaxed atomic */
+
+	/* --irqchip=user (irq.c) */
+	pthread_mutex_t apic_lock;	/* any LAPIC change, apic_route() */
+	struct lapic *lapics[VMM_MAX_CPUS];
+	bool user_msr;		/* KVM_CAP_X86_USER_SPACE_MSR + MSR filter */
+	bool x2apic_ok;		/* x2APIC offered to the guest */
+	bool tsc_deadline_ok;	/* TSC-deadline mode offered */
+	uint32_t tsc_khz;	/* KVM_GET_TSC_KHZ */
+	unsigned smi_warned;
 
 	pthread_mutex_t lock;	/* vCPU states, stop */
 	pthread_cond_t cond;
@@ -120,8 +136,13 @@ void kvm_create_vcpus(struct vm *vm);
 void kvm_set_boot_state(struct vcpu *v, uint32_t eip, uint32_t eax,
 			uint32_t ebx, uint32_t gdt, uint16_t gdt_limit);
 void kvm_dump_vcpu(struct vcpu *v, const char *why);
+void kvm_set_sipi_state(struct vcpu *v, uint8_t vector);
+void kvm_inject_irq(struct vcpu *v, int vector);
+void kvm_inject_nmi(struct vcpu *v);
+void kvm_sync_apic_base(struct vcpu *v);
 
-/* vcpu.c */
+/* vcpu.c.  The kick signal interrupts KVM_RUN and sets immediate_exit. */
+#define VCPU_SIG_KICK	SIGUSR1
 void vcpu_start(struct vcpu *v);	/* create the thread (parked or not) */
 void vcpu_release(struct vcpu *v);	/* PARKED -> RUNNING */
 void vcpu_kick(struct vcpu *v);

@@ -1,0 +1,525 @@
+// SPDX-License-Identifier: MIT
+/*
+ * --irqchip=user: the local APIC model wired to the vCPU threads (irq.h
+ * says who may touch what).  vm->apic_lock serialises every change of any
+ * LAPIC with apic_route(), which reads all of them; a vCPU reads its own
+ * LAPIC without it, because nobody else writes it.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <linux/futex.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <x86intrin.h>
+
+#include "hw/apic.h"
+#include "util.h"
+#include "vm.h"
+
+static void futex_wait(uint32_t *word, uint32_t val, const struct timespec *rel)
+{
+	syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, val, rel, NULL, 0);
+}
+
+static void futex_wake_one(uint32_t *word)
+{
+	syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
+static struct vcpu *vcpu_of(void *ctx, int cpu)
+{
+	return &((struct vm *)ctx)->vcpus[cpu];
+}
+
+/* ---- notifying a target ------------------------------------------------ */
+
+/*
+ * Out of KVM_RUN (api.rst, "immediate_exit"): the flag catches a thread
+ * about to enter, the signal one inside.  No KVM ioctl, so it lives here.
+ */
+void vcpu_kick(struct vcpu *v)
+{
+	__atomic_store_n(&v->run->immediate_exit, 1, __ATOMIC_RELEASE);
+	if (v->thread_started)
+		pthread_kill(v->thread, VCPU_SIG_KICK);
+}
+
+void irq_wake(struct vcpu *v)
+{
+	__atomic_add_fetch(&v->irq.wake, 1, __ATOMIC_SEQ_CST);
+	futex_wake_one(&v->irq.wake);
+}
+
+/*
+ * A request was just stored for @t (a PIR bit with ON newly set, an NMI,
+ * INIT or SIPI flag).  @self is the sending vCPU, or -1.
+ */
+static void irq_notify(struct vcpu *t, int self)
+{
+	if (t->id == self)
+		return;		/* outside the guest now: it checks before entry */
+	switch (__atomic_load_n(&t->irq.mode, __ATOMIC_SEQ_CST)) {
+	case VCPU_MODE_IN_GUEST:
+		vcpu_kick(t);
+		break;
+	case VCPU_MODE_SLEEPING:
+		irq_wake(t);
+		break;
+	default:
+		break;
+	}
+}
+
+/* ---- struct lapic_ops for the vCPUs ------------------------------------ */
+
+static uint64_t ops_now(void *ctx)
+{
+	(void)ctx;
+	return now_ns();
+}
+
+/* The APIC timer's host timer, armed only from the vCPU's own thread. */
+static void ops_timer_arm(void *ctx, int cpu, uint64_t deadline_ns)
+{
+	struct vcpu *v = vcpu_of(ctx, cpu);
+	struct itimerspec its = { 0 };
+
+	if (!v->irq.timer_ok)
+		return;		/* no thread yet, so no guest write either */
+	its.it_value.tv_sec = deadline_ns / 1000000000ull;
+	its.it_value.tv_nsec = deadline_ns % 1000000000ull;
+	if (!deadline_ns)
+		its.it_value.tv_nsec = 0;	/* all zero: disarm */
+	timer_settime(v->irq.timer, TIMER_ABSTIME, &its, NULL);
+}
+
+/* Post a fixed interrupt to @t; NMI, INIT and SIPI are flags. */
+static void irq_deliver(struct vm *vm, struct vcpu *t, int src,
+			const struct lapic_ipi *ipi)
+{
+	switch (ipi->delivery) {
+	case APIC_ICR_DM_FIXED:
+	case APIC_ICR_DM_LOWEST:
+		if (t->id == src) {
+			/* a self IPI is accepted at once: its own LAPIC */
+			lapic_accept(&t->irq.lapic, ipi->vector, ipi->level);
+			return;
+		}
+		if (pir_post(&t->irq.pir, ipi->vector))
+			irq_notify(t, src);
+		break;
+	case APIC_ICR_DM_NMI:
+		__atomic_store_n(&t->irq.nmi, 1, __ATOMIC_SEQ_CST);
+		irq_notify(t, src);
+		break;
+	case APIC_ICR_DM_INIT:
+		__atomic_store_n(&t->irq.init, 1, __ATOMIC_SEQ_CST);
+		irq_notify(t, src);
+		break;
+	case APIC_ICR_DM_STARTUP:
+		/* SDM 8.4.4.1: a SIPI to a CPU not in wait-for-SIPI is
+		 * ignored; one with its INIT still in flight counts */
+		if (!__atomic_load_n(&t->irq.wait_sipi, __ATOMIC_SEQ_CST) &&
+		    !__atomic_load_n(&t->irq.init, __ATOMIC_SEQ_CST))
+			return;
+		__atomic_store_n(&t->irq.sipi, IRQ_SIPI_VALID | ipi->vector,
+				 __ATOMIC_SEQ_CST);
+		irq_notify(t, src);
+		break;
+	case APIC_ICR_DM_SMI:
+		if (!vm->smi_warned++)
+			warn("vcpu%d: SMI IPI: irqlab has no SMM; dropped", src);
+		break;
+	}
+}
+
+/* ICR writes (lapic.h: called with vm->apic_lock held, by vCPU @cpu) */
+static void ops_send_ipi(void *ctx, int cpu, const struct lapic_ipi *ipi)
+{
+	struct vm *vm = ctx;
+	uint64_t mask[VMM_MAX_CPUS / 64];
+	unsigned i;
+
+	apic_route(vm->lapics, vm->nr_vcpus, cpu, ipi, mask);
+	for (i = 0; i < vm->nr_vcpus; i++)
+		if (mask[i / 64] & (1ull << (i % 64)))
+			irq_deliver(vm, &vm->vcpus[i], cpu, ipi);
+}
+
+/* EOI of a level-triggered vector: the IOAPIC is another issue's */
+static void ops_eoi_level(void *ctx, int cpu, uint8_t vector)
+{
+	(void)ctx, (void)cpu, (void)vector;
+}
+
+/* A local source fired on @cpu's own thread: it injects before entry. */
+static void ops_kick(void *ctx, int cpu)
+{
+	(void)ctx, (void)cpu;
+}
+
+static void ops_trace(void *ctx, int cpu, const char *line)
+{
+	struct vm *vm = ctx;
+	uint64_t t = now_ns() - vm->start_ns;
+
+	fprintf(stderr, "t=%" PRIu64 ".%06" PRIu64 " vcpu=%d %s\n",
+		t / 1000000000, t / 1000 % 1000000, cpu, line);
+}
+
+static uint64_t guest_tsc(void *ctx);
+
+static const struct lapic_ops irq_ops = {
+	.now_ns = ops_now,
+	.timer_arm = ops_timer_arm,
+	.send_ipi = ops_send_ipi,
+	.eoi_level = ops_eoi_level,
+	.kick = ops_kick,
+	.tsc = guest_tsc,
+};
+
+static const struct lapic_ops irq_ops_trace = {
+	.now_ns = ops_now,
+	.timer_arm = ops_timer_arm,
+	.send_ipi = ops_send_ipi,
+	.eoi_level = ops_eoi_level,
+	.kick = ops_kick,
+	.trace = ops_trace,
+	.tsc = guest_tsc,
+};
+
+/*
+ * TSC-deadline mode wants the guest TSC, and it is only read on the vCPU's
+ * own thread (an IA32_TSC_DEADLINE write): the thread's vCPU knows its
+ * offset.  Without KVM scaling, guest TSC = host TSC + offset.
+ */
+static __thread struct vcpu *irq_self;
+
+static uint64_t guest_tsc(void *ctx)
+{
+	(void)ctx;
+	return irq_self ? __rdtsc() + irq_self->irq.tsc_offset : 0;
+}
+
+void irq_init(struct vm *vm)
+{
+	const struct vmm_config *cfg = vm->cfg;
+	struct lapic_caps caps = {
+		.x2apic = vm->x2apic_ok,
+		.tsc_khz = vm->tsc_deadline_ok ? vm->tsc_khz : 0,
+		.phys_bits = LAPIC_DEFAULT_PHYS_BITS,
+	};
+	unsigned i;
+
+	pthread_mutex_init(&vm->apic_lock, NULL);
+	for (i = 0; i < vm->nr_vcpus; i++) {
+		struct lapic *l = &vm->vcpus[i].irq.lapic;
+
+		lapic_init(l, i, i, i == 0, cfg->apic_mhz * 1000000ull,
+			   cfg->trace & TRACE_LAPIC ? &irq_ops_trace : &irq_ops,
+			   vm);
+		lapic_set_caps(l, &caps);
+		vm->lapics[i] = l;
+		/* SDM 8.4.1: after power-up the APs wait for a SIPI */
+		vm->vcpus[i].irq.wait_sipi = i != 0;
+	}
+}
+
+void irq_thread_init(struct vcpu *v)
+{
+	struct sigevent sev;
+
+	/* the host timer kicks its own thread out of KVM_RUN (vcpu.c) */
+	irq_self = v;
+	memset(&sev, 0, sizeof(sev));
+	sev.sigev_notify = SIGEV_THREAD_ID;
+	sev.sigev_signo = VCPU_SIG_KICK;
+	sev._sigev_un._tid = gettid();
+	if (timer_create(CLOCK_MONOTONIC, &sev, &v->irq.timer))
+		die(EXIT_HOST, "vcpu%d: timer_create: %s", v->id,
+		    strerror(errno));
+	v->irq.timer_ok = true;
+}
+
+/* ---- register accesses (on the vCPU's own thread) ---------------------- */
+
+bool irq_mmio(struct vcpu *v, uint64_t gpa, unsigned len, bool write,
+	      uint64_t *val)
+{
+	struct lapic *l = &v->irq.lapic;
+	uint32_t v32 = *val;
+
+	if (!lapic_mmio_enabled(l) || (gpa & ~0xfffull) != (lapic_base(l) & APIC_BASE_ADDR_MASK))
+		return false;
+	pthread_mutex_lock(&v->vm->apic_lock);
+	if (write) {
+		lapic_mmio_write(l, gpa & 0xfff, len, v32);
+	} else {
+		if (lapic_mmio_read(l, gpa & 0xfff, len, &v32))
+			v32 = 0;
+		*val = v32;
+	}
+	pthread_mutex_unlock(&v->vm->apic_lock);
+	return true;
+}
+
+int irq_msr(struct vcpu *v, uint32_t msr, bool write, uint64_t *val)
+{
+	int r;
+
+	if (msr != MSR_IA32_APIC_BASE && msr != MSR_IA32_TSC_DEADLINE &&
+	    (msr < MSR_X2APIC_BASE || msr > MSR_X2APIC_END))
+		return 1;
+	pthread_mutex_lock(&v->vm->apic_lock);
+	r = write ? lapic_msr_write(&v->irq.lapic, msr, *val) :
+		    lapic_msr_read(&v->irq.lapic, msr, val);
+	pthread_mutex_unlock(&v->vm->apic_lock);
+	if (write && msr == MSR_IA32_APIC_BASE && !r)
+		v->irq.base_changed = true;	/* vcpu.c tells KVM */
+	return r ? -1 : 0;
+}
+
+/* ---- the run loop's side ----------------------------------------------- */
+
+static bool timer_due(struct vcpu *v)
+{
+	uint64_t d = v->irq.lapic.timer_deadline_ns;
+
+	return d && now_ns() >= d;
+}
+
+/* Timers that are due, and the PIR, into the LAPIC. */
+static void irq_collect(struct vcpu *v)
+{
+	struct vm *vm = v->vm;
+	bool due = timer_due(v);
+
+	if (!due && !pir_pending(&v->irq.pir))
+		return;		/* the common case: no lock, no atomic RMW */
+	pthread_mutex_lock(&vm->apic_lock);
+	if (due)
+		lapic_timer_expired(&v->irq.lapic);
+	pir_fold(&v->irq.pir, v->irq.lapic.irr);
+	pthread_mutex_unlock(&vm->apic_lock);
+}
+
+int irq_before_run(struct vcpu *v)
+{
+	struct kvm_run *run = v->run;
+	int vec;
+
+	irq_collect(v);
+	vec = lapic_pending_vector(&v->irq.lapic);
+	if (vec < 0) {
+		run->request_interrupt_window = 0;
+		return -1;
+	}
+	if (!run->ready_for_interrupt_injection) {
+		/* KVM exits with IRQ_WINDOW_OPEN when IF=1 and no shadow */
+		run->request_interrupt_window = 1;
+		return -1;
+	}
+	pthread_mutex_lock(&v->vm->apic_lock);
+	lapic_ack(&v->irq.lapic, vec);
+	pthread_mutex_unlock(&v->vm->apic_lock);
+	/* a higher class still waiting needs the next window too */
+	run->request_interrupt_window = lapic_pending_vector(&v->irq.lapic) >= 0;
+	return vec;
+}
+
+bool irq_take_nmi(struct vcpu *v)
+{
+	return __atomic_load_n(&v->irq.nmi, __ATOMIC_RELAXED) &&
+	       __atomic_exchange_n(&v->irq.nmi, 0, __ATOMIC_ACQ_REL);
+}
+
+/*
+ * SDM 11.4.7.3: an INIT resets the LAPIC but keeps its ID and base, and
+ * the CPU waits for a SIPI.  Pending IPIs and NMIs go with it.
+ */
+bool irq_take_init(struct vcpu *v)
+{
+	struct vcpu_irq *q = &v->irq;
+	uint32_t irr[8];
+
+	if (!__atomic_load_n(&q->init, __ATOMIC_RELAXED) ||
+	    !__atomic_exchange_n(&q->init, 0, __ATOMIC_ACQ_REL))
+		return false;
+	pthread_mutex_lock(&v->vm->apic_lock);
+	lapic_init_reset(&q->lapic);
+	pir_fold(&q->pir, irr);
+	pthread_mutex_unlock(&v->vm->apic_lock);
+	__atomic_store_n(&q->nmi, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&q->wait_sipi, true, __ATOMIC_SEQ_CST);
+	return true;
+}
+
+static bool requests_pending(struct vcpu *v)
+{
+	struct vcpu_irq *q = &v->irq;
+
+	return pir_pending(&q->pir) || __atomic_load_n(&q->nmi, __ATOMIC_SEQ_CST) ||
+	       __atomic_load_n(&q->init, __ATOMIC_SEQ_CST);
+}
+
+bool irq_enter_guest(struct vcpu *v)
+{
+	__atomic_store_n(&v->irq.mode, VCPU_MODE_IN_GUEST, __ATOMIC_SEQ_CST);
+	if (!requests_pending(v) && !timer_due(v))
+		return true;
+	__atomic_store_n(&v->irq.mode, VCPU_MODE_OUTSIDE, __ATOMIC_SEQ_CST);
+	return false;
+}
+
+void irq_leave_guest(struct vcpu *v)
+{
+	__atomic_store_n(&v->irq.mode, VCPU_MODE_OUTSIDE, __ATOMIC_RELAXED);
+}
+
+/* ---- sleeping: HLT and wait-for-SIPI ----------------------------------- */
+
+/* Could anything still wake @t?  Under vm->lock, where states change. */
+static bool vcpu_may_wake(struct vcpu *t)
+{
+	switch (t->state) {
+	case VCPU_DONE:
+		return false;
+	case VCPU_PARKED:	/* wait-for-SIPI */
+		return __atomic_load_n(&t->irq.sipi, __ATOMIC_SEQ_CST) ||
+		       __atomic_load_n(&t->irq.init, __ATOMIC_SEQ_CST);
+	case VCPU_HALTED:
+		return !t->irq.halt_forever || requests_pending(t);
+	default:
+		return true;
+	}
+}
+
+/* Sleeping in @state: true when no vCPU can ever run again. */
+static bool vm_sleep_begin(struct vcpu *v, enum vcpu_state state)
+{
+	struct vm *vm = v->vm;
+	bool dead = true;
+	unsigned i;
+
+	pthread_mutex_lock(&vm->lock);
+	v->state = state;
+	for (i = 0; i < vm->nr_vcpus && dead; i++)
+		dead = !vcpu_may_wake(&vm->vcpus[i]);
+	pthread_mutex_unlock(&vm->lock);
+	return dead;
+}
+
+/* Every vCPU sleeps and none can wake another: say so and stop. */
+static void vm_dead(struct vcpu *v, const char *what)
+{
+	fflush(stdout);
+	fprintf(stderr, "irqlab-vmm: vcpu%d: %s, and every other vCPU is "
+		"halted, waiting for a SIPI or done: nothing can ever wake "
+		"one: stopping\n", v->id, what);
+	vm_poweroff(v->vm, EXIT_GUEST_HALTED);
+}
+
+static void vm_sleep_end(struct vcpu *v)
+{
+	pthread_mutex_lock(&v->vm->lock);
+	v->state = VCPU_RUNNING;
+	pthread_mutex_unlock(&v->vm->lock);
+}
+
+/* One futex sleep, until @deadline_ns (0: none) or a wake. */
+static void irq_sleep(struct vcpu *v, uint64_t deadline_ns,
+		      bool (*done)(struct vcpu *))
+{
+	struct timespec rel, *relp = NULL;
+	uint32_t seq;
+	uint64_t t;
+
+	__atomic_store_n(&v->irq.mode, VCPU_MODE_SLEEPING, __ATOMIC_SEQ_CST);
+	seq = __atomic_load_n(&v->irq.wake, __ATOMIC_SEQ_CST);
+	if (!done(v) && !vm_stopping(v->vm)) {
+		if (deadline_ns) {
+			t = now_ns();
+			t = deadline_ns > t ? deadline_ns - t : 0;
+			rel.tv_sec = t / 1000000000ull;
+			rel.tv_nsec = t % 1000000000ull;
+			relp = &rel;
+		}
+		if (!relp || t)
+			futex_wait(&v->irq.wake, seq, relp);
+	}
+	__atomic_store_n(&v->irq.mode, VCPU_MODE_OUTSIDE, __ATOMIC_SEQ_CST);
+}
+
+/* SDM vol. 2A, HLT: execution resumes on an enabled interrupt, an NMI or
+ * an INIT.  A maskable interrupt with EFLAGS.IF clear does not resume it. */
+static bool halt_done(struct vcpu *v)
+{
+	if (__atomic_load_n(&v->irq.nmi, __ATOMIC_SEQ_CST) ||
+	    __atomic_load_n(&v->irq.init, __ATOMIC_SEQ_CST))
+		return true;
+	if (pir_pending(&v->irq.pir) || timer_due(v))
+		return true;	/* irq_halt() folds, then decides */
+	return false;
+}
+
+bool irq_halt(struct vcpu *v)
+{
+	struct kvm_run *run = v->run;
+	struct vcpu_irq *q = &v->irq;
+
+	for (;;) {
+		irq_collect(v);
+		if (__atomic_load_n(&q->nmi, __ATOMIC_SEQ_CST) ||
+		    __atomic_load_n(&q->init, __ATOMIC_SEQ_CST) ||
+		    (run->if_flag && lapic_pending_vector(&q->lapic) >= 0))
+			break;
+		q->halt_forever = !run->if_flag || !q->lapic.timer_deadline_ns;
+		if (vm_sleep_begin(v, VCPU_HALTED)) {
+			vm_dead(v, run->if_flag ? "HLT with interrupts enabled "
+				"and no timer armed" : "HLT with interrupts "
+				"disabled");
+			return false;
+		}
+		irq_sleep(v, run->if_flag ? q->lapic.timer_deadline_ns : 0,
+			  halt_done);
+		vm_sleep_end(v);
+		if (vm_stopping(v->vm))
+			return false;
+	}
+	return true;
+}
+
+static bool sipi_done(struct vcpu *v)
+{
+	return __atomic_load_n(&v->irq.sipi, __ATOMIC_SEQ_CST) != 0 ||
+	       __atomic_load_n(&v->irq.init, __ATOMIC_SEQ_CST) != 0;
+}
+
+bool irq_wait_sipi(struct vcpu *v, uint8_t *vector)
+{
+	struct vcpu_irq *q = &v->irq;
+	uint32_t s;
+
+	for (;;) {
+		if (vm_stopping(v->vm))
+			return false;
+		/* an INIT now only restarts the wait (SDM 8.4.2) */
+		if (__atomic_exchange_n(&q->init, 0, __ATOMIC_ACQ_REL))
+			continue;
+		s = __atomic_exchange_n(&q->sipi, 0, __ATOMIC_ACQ_REL);
+		if (s) {
+			__atomic_store_n(&q->wait_sipi, false, __ATOMIC_SEQ_CST);
+			*vector = s & 0xff;
+			vm_sleep_end(v);
+			return true;
+		}
+		if (vm_sleep_begin(v, VCPU_PARKED)) {
+			vm_dead(v, "waiting for a start-up IPI");
+			return false;
+		}
+		irq_sleep(v, 0, sipi_done);
+	}
+}

@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * --irqchip=user: the local APIC model (lapic.h) wired to vCPU threads.
+ *
+ * Each vCPU owns a struct lapic and a struct pir.  Only the vCPU's own
+ * thread changes its LAPIC; other threads post into its PIR (fixed and
+ * lowest-priority IPIs) or set a flag (NMI, INIT, start-up), then notify
+ * it only when needed:
+ *
+ *   target in KVM_RUN         a kick: immediate_exit and a signal
+ *   target halted in irqlab   a futex wake
+ *   target in irqlab already  nothing: it folds the PIR before KVM_RUN
+ *
+ * The sender stores the request, then loads the target's mode; the target
+ * stores its mode, then loads the requests.  Both are sequentially
+ * consistent, so one of them always sees the other (docs/LAPIC.md).
+ * KVM ioctls stay in vcpu.c and kvm.c: this file makes none.
+ */
+#ifndef VMM_IRQ_H
+#define VMM_IRQ_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "lapic.h"
+#include "pir.h"
+
+/* Where a vCPU thread is, for its notifiers (relaxed reads elsewhere). */
+enum vcpu_mode {
+	VCPU_MODE_OUTSIDE,	/* in irqlab, will check requests before entry */
+	VCPU_MODE_IN_GUEST,	/* in (or entering) KVM_RUN: needs a kick */
+	VCPU_MODE_SLEEPING,	/* halted or in wait-for-SIPI: needs a wake */
+};
+
+struct vcpu_irq {
+	struct lapic lapic;
+	struct pir pir;
+	uint32_t mode;		/* enum vcpu_mode */
+	uint32_t wake;		/* futex word: bumped by every wake */
+	uint32_t nmi;		/* an NMI is pending */
+	uint32_t init;		/* an INIT is pending */
+	uint32_t sipi;		/* 0x100 | vector: a start-up IPI latched */
+	bool wait_sipi;		/* in wait-for-SIPI (SDM 8.4.2) */
+	bool halt_forever;	/* halted with nothing that could wake it */
+	bool base_changed;	/* IA32_APIC_BASE written: tell KVM */
+	timer_t timer;		/* the APIC timer's host timer */
+	bool timer_ok;
+	int64_t tsc_offset;	/* guest TSC = host TSC + tsc_offset */
+	bool tsc_known;
+};
+
+struct vm;
+struct vcpu;
+
+/* the start-up state one SIPI asks for */
+#define IRQ_SIPI_VALID	0x100u
+
+void irq_init(struct vm *vm);			/* the LAPICs, before threads */
+void irq_thread_init(struct vcpu *v);		/* on the vCPU thread */
+/* xAPIC page of this vCPU: true when @gpa is in it (the access is done) */
+bool irq_mmio(struct vcpu *v, uint64_t gpa, unsigned len, bool write,
+	      uint64_t *val);
+/* 0, -1 for #GP, or 1: not an MSR of the interrupt controller */
+int irq_msr(struct vcpu *v, uint32_t msr, bool write, uint64_t *val);
+
+/*
+ * Before KVM_RUN: run due timers, fold the PIR and pick what to inject.
+ * Returns the vector to inject with KVM_INTERRUPT (already moved IRR ->
+ * ISR) or -1, and sets run->request_interrupt_window as needed.
+ */
+int irq_before_run(struct vcpu *v);
+bool irq_take_nmi(struct vcpu *v);
+bool irq_take_init(struct vcpu *v);
+/* enter KVM_RUN unless a request arrived: false means go round again */
+bool irq_enter_guest(struct vcpu *v);
+void irq_leave_guest(struct vcpu *v);
+/* Sleep until woken.  halt: a guest HLT; false when the VM stops. */
+bool irq_halt(struct vcpu *v);
+/* wait-for-SIPI; false when the VM stops, else *vector is set */
+bool irq_wait_sipi(struct vcpu *v, uint8_t *vector);
+/* wake a sleeping vCPU (stop, teardown) */
+void irq_wake(struct vcpu *v);
+
+#endif
