@@ -63,8 +63,31 @@ PY
 boot mb1 0 --multiboot 1 $K
 has mb1 '^@boot proto=mb1 .*pv=1'
 
-boot smp 0 --cpus 2 $K
-has smp 'fwcfg_cpus=2'
+# SMP in both irqchips and both APIC modes: INIT/SIPI from the MADT, then
+# check=ipi's fixed, self and broadcast IPIs, every one counted exactly.
+# In user mode every IPI is handled by irqlab: one EOI write per interrupt
+# received (the check's, plus the one wake-up IPI the BSP sends each AP to
+# start it), and the ICR writes are counted as sends.
+for chip in user kernel; do
+	for apic in x2apic xapic; do
+		n=smp-$chip-$apic
+		boot $n 0 --irqchip=$chip --cpus 4 -a "check=ipi apic=$apic" $K
+		has $n 'fwcfg_cpus=4'
+		has $n "^@smp online=4 apic=$apic cpus=4 "
+		has $n '^@ipi_check sent=([0-9]+) received=\1 lost=0 dup=0 '
+		[ $chip = user ] || continue
+		python3 - $T/$n.json $T/$n.out $apic <<'PY' || fail "$n: APIC exit classes"
+import json, re, sys
+c = json.load(open(sys.argv[1]))['exits']['classes']
+recv = int(re.search(r'@ipi_check sent=\d+ received=(\d+)', open(sys.argv[2]).read()).group(1))
+assert c['apic_eoi'] == recv + 3, ('one EOI per interrupt', c['apic_eoi'], recv)
+assert c['apic_send'] > 0 and c['apic'] >= c['apic_send'] + c['apic_eoi'], c
+key = 'msr' if sys.argv[3] == 'x2apic' else 'mmio'
+assert c[key] >= c['apic'], ('LAPIC accesses are %s exits' % key, c)
+print('%s: %d EOIs for %d interrupts, %d sends' % (sys.argv[3], c['apic_eoi'], recv, c['apic_send']))
+PY
+	done
+done
 
 boot kirq 0 --irqchip=kernel --hlt=guest --cpus 2 $K
 has kirq '^@boot proto=mb2 hv=irqlab pv=1 .*fwcfg_cpus=2'
