@@ -419,7 +419,8 @@ int lapic_msr_read(struct lapic *l, uint32_t msr, uint64_t *val)
 		*val = (uint64_t)l->icr_hi << 32 | l->icr_lo;
 	else
 		*val = reg_read(l, reg);
-	lapic_trace(l, "rdmsr %s = %#llx", reg_name(reg), (unsigned long long)*val);
+	lapic_trace(l, "rdmsr %s = %#llx", reg == APIC_ICR_LO ? "ICR" : reg_name(reg),
+		    (unsigned long long)*val);
 	return 0;
 }
 
@@ -437,7 +438,8 @@ int lapic_msr_write(struct lapic *l, uint32_t msr, uint64_t val)
 	}
 	if (!x2apic_msr(l, msr) || !(reg_access(reg, true) & ACC_W))
 		return msr_gp(l, "wrmsr", msr, val);
-	lapic_trace(l, "wrmsr %s = %#llx", reg_name(reg), (unsigned long long)val);
+	lapic_trace(l, "wrmsr %s = %#llx", reg == APIC_ICR_LO ? "ICR" : reg_name(reg),
+		    (unsigned long long)val);
 	if (reg == APIC_ICR_LO) {
 		if ((uint32_t)val & X2APIC_ICR_RESERVED)
 			return msr_gp(l, "wrmsr ICR reserved bits", msr, val);

@@ -71,10 +71,18 @@ has mb1 '^@boot proto=mb1 .*pv=1'
 for chip in user kernel; do
 	for apic in x2apic xapic; do
 		n=smp-$chip-$apic
-		boot $n 0 --irqchip=$chip --cpus 4 -a "check=ipi apic=$apic" $K
+		trace=()
+		[ $chip-$apic = user-x2apic ] && trace=(--trace=lapic)
+		boot $n 0 --irqchip=$chip "${trace[@]}" --cpus 4 -a "check=ipi apic=$apic" $K
 		has $n 'fwcfg_cpus=4'
 		has $n "^@smp online=4 apic=$apic cpus=4 "
 		has $n '^@ipi_check sent=([0-9]+) received=\1 lost=0 dup=0 '
+		if [ ${#trace[@]} -gt 0 ]; then
+			grep -qE '^t=[0-9]+\.[0-9]{6} vcpu=0 IPI start-up vector 0x8 physical dest 0x3$' $T/$n.err ||
+				fail "$n: --trace=lapic: no decoded SIPI line"
+			grep -qE '^t=[0-9.]+ vcpu=[0-3] wrmsr EOI = 0$' $T/$n.err ||
+				fail "$n: --trace=lapic: no EOI line"
+		fi
 		[ $chip = user ] || continue
 		python3 - $T/$n.json $T/$n.out $apic <<'PY' || fail "$n: APIC exit classes"
 import json, re, sys
