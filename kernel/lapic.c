@@ -53,6 +53,16 @@ static void wr(unsigned off, uint32_t v)
 		mmio[off / 4] = v;
 }
 
+uint32_t lapic_read(unsigned off)
+{
+	return rd(off);
+}
+
+void lapic_write(unsigned off, uint32_t v)
+{
+	wr(off, v);
+}
+
 /*
  * SDM 11.12.3: a WRMSR to an x2APIC register is not serializing, so an
  * IPI may overtake this CPU's earlier stores (another CPU would take the

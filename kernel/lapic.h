@@ -32,6 +32,10 @@ const char *lapic_mode_name(void);
 /* The physical base of the xAPIC registers (IA32_APIC_BASE). */
 uint64_t lapic_base(void);
 
+/* A register by its xAPIC offset (include/hw/apic.h), in either mode. */
+uint32_t lapic_read(unsigned off);
+void lapic_write(unsigned off, uint32_t v);
+
 /* This CPU's APIC ID: 8 bits in xAPIC mode, 32 in x2APIC mode. */
 uint32_t lapic_id(void);
 /* End of interrupt: the handler of a fixed interrupt calls this. */

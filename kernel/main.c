@@ -13,6 +13,7 @@
 #include "gdt.h"
 #include "idt.h"
 #include "ipi_check.h"
+#include "timer_check.h"
 #include "mbinfo.h"
 #include "panic.h"
 #include "printf.h"
@@ -194,6 +195,8 @@ void kmain(uint32_t magic, uint32_t info)
 		crash(what);
 	if (check_wanted("ipi"))
 		ipi_check();
+	if (check_wanted("timer"))
+		timer_check();
 
 	kprintf("@ready tsc=%lu\n", rdtsc());
 	kernel_exit(KERNEL_EXIT_OK);

@@ -12,6 +12,7 @@
 /* Interrupt vectors of the IPIs (the spurious vector is 0xff, lapic.c). */
 #define IPI_VEC_CHECK	0x40	/* ipi_check.c: 0x40 + the sender's index */
 #define IPI_VEC_WAKE	0xf0	/* wake an idle AP to look at its work */
+#define VEC_TIMER_CHECK	0xe0	/* timer_check.c: the LAPIC timer */
 
 #if IPI_VEC_CHECK + NR_CPUS > IPI_VEC_WAKE
 #error "the check vectors run into the wake-up vector"

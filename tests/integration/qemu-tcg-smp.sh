@@ -3,7 +3,8 @@
 #
 # Boot the irqlab kernel under QEMU TCG on several CPUs and check the SMP
 # records (docs/RECORDS.md): every AP online (@smp), and check=ipi's
-# counts exact (@ipi_check): 4 CPUs, 1 CPU, and apic=x2apic on 2 CPUs
+# counts exact (@ipi_check): 4 CPUs, 1 CPU, and apic=x2apic on 2 CPUs;
+# check=timer's LAPIC timer modes on 4 CPUs
 # (QEMU 7.2 TCG has no x2APIC: the kernel must warn and use xAPIC).
 #
 # Integration test conventions: run from the repo root; exit 0 = pass,
@@ -41,11 +42,14 @@ stalls=0 tsc=[0-9]+" "exact @ipi_check for $1 CPUs, k=$2"
 	expect_status 1 "kernel exit status 0"
 }
 
-boot smp4-ipi -smp 4 -append "check=ipi"
+boot smp4-ipi -smp 4 -append "check=ipi,timer"
 expect_line '@smp online=4 apic=(xapic|x2apic) cpus=4 bsp=0 source=acpi' \
 	"@smp with 4 CPUs online"
 expect_count 3 'smp: cpu [1-3] online, APIC ID [1-3]' "AP online"
 check_ipi 4 100
+# QEMU TCG's LAPIC offers no TSC-deadline mode without -cpu flags for it
+expect_line '@timer_check oneshot=ok periodic=10 tsc_deadline=(ok|absent) early=0 irqs=[0-9]+' \
+	"check=timer: one-shot, periodic and TSC-deadline"
 
 boot smp1-ipi -smp 1 -append "check=ipi"
 expect_line '@smp online=1 apic=(xapic|x2apic) cpus=1 bsp=0 source=acpi' \
