@@ -30,11 +30,13 @@
 #define UC_END		0x100000000ull
 
 #define SPURIOUS_VECTOR	APIC_SVR_VECTOR		/* 0xff */
+#define TDCR_DIVIDE_BY_1	0xb		/* SDM figure 11-10: 1011b */
 
 #define PIC1_DATA	0x21	/* 8259 master: OCW1, the IRQ mask */
 #define PIC2_DATA	0xa1	/* 8259 slave */
 
 static enum lapic_mode mode;
+static int initialised;		/* lapic_init() ran */
 static uint64_t base;
 static volatile uint32_t *mmio;
 
@@ -163,6 +165,9 @@ enum lapic_mode lapic_init(void)
 	uint32_t r[4], lvr;
 	int has_x2apic;
 
+	if (initialised)	/* calibration may have enabled it already */
+		return mode;
+	initialised = 1;
 	cpuid(1, 0, r);
 	if (!(r[3] & CPUID_1_EDX_APIC)) {
 		kprintf("lapic: CPUID.1:EDX[9] is clear: no local APIC\n");
@@ -324,4 +329,27 @@ void lapic_send_sipi(uint32_t apic_id, unsigned page)
 {
 	icr_write(apic_id, APIC_ICR_DEST_FIELD | APIC_ICR_DM_STARTUP |
 		  APIC_ICR_ASSERT | (page & 0xff));
+}
+
+/*
+ * The APIC timer for calibration (SDM 11.5.4): divide by 1 (TDCR 1011b,
+ * figure 11-10), one-shot, masked, so it counts at the timer's input
+ * clock and never interrupts.  Writing the initial count starts it; 0
+ * stops it (and is then the only write).
+ */
+void lapic_timer_oneshot_masked(uint32_t count)
+{
+	if (mode == LAPIC_NONE)
+		return;
+	if (count) {
+		wr(APIC_TDCR, TDCR_DIVIDE_BY_1);
+		wr(APIC_LVT_TIMER, APIC_LVT_MASKED | APIC_TIMER_ONESHOT |
+		   SPURIOUS_VECTOR);
+	}
+	wr(APIC_TMICT, count);
+}
+
+uint32_t lapic_timer_current(void)
+{
+	return mode == LAPIC_NONE ? 0 : rd(APIC_TMCCT);
 }

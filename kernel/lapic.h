@@ -22,7 +22,7 @@ enum lapic_mode {
  * 0xff, TPR 0, LINT0 masked.  Returns the mode; LAPIC_NONE leaves the
  * APIC alone and makes every other call a no-op.
  */
-enum lapic_mode lapic_init(void);
+enum lapic_mode lapic_init(void);	/* again: returns the mode */
 /* AP: enable this CPU's APIC in the mode the BSP chose. */
 void lapic_init_ap(void);
 
@@ -50,5 +50,13 @@ void lapic_send_all(unsigned vector);		/* all including self */
 /* INIT, and STARTUP at real-mode address @page << 12 (SDM 8.4.4.1). */
 void lapic_send_init(uint32_t apic_id);
 void lapic_send_sipi(uint32_t apic_id, unsigned page);
+
+/*
+ * The timer, for calibration: a masked one-shot at divide-by-1 from
+ * @count (0 stops it: one register write; else three), and its current
+ * count.  No-ops (0) without an APIC.
+ */
+void lapic_timer_oneshot_masked(uint32_t count);
+uint32_t lapic_timer_current(void);
 
 #endif

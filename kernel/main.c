@@ -6,6 +6,7 @@
  */
 #include <stdint.h>
 
+#include "calib_hw.h"
 #include "cmdline.h"
 #include "console.h"
 #include "cpu.h"
@@ -188,6 +189,7 @@ void kmain(uint32_t magic, uint32_t info)
 		kprintf("cmdline: longer than %d bytes or %d words, cut\n",
 			CMDLINE_MAX - 1, CMDLINE_MAX_ARGS);
 
+	calib_boot(&mbi);
 	smp_init(&mbi, loader_lo, loader_hi);
 
 	what = cmdline_get("crash");

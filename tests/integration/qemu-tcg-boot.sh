@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: MIT
 #
 # Boot the irqlab kernel under QEMU TCG and check its records
-# (docs/RECORDS.md): a plain boot, a 2-CPU boot (fw_cfg CPU count), and a
-# deliberate #UD (crash=ud) for the @panic path.
+# (docs/RECORDS.md): a plain boot, a 2-CPU boot (fw_cfg CPU count), a
+# deliberate #UD (crash=ud) for the @panic path, and calibration with
+# every method QEMU offers (calib=all).
 #
 # Integration test conventions: run from the repo root; exit 0 = pass,
 # 77 = skip (after "SKIP: <reason>"), anything else = fail ("FAIL: ...").
@@ -29,6 +30,52 @@ expect_line "$(printf "$BOOT" 1)" "@boot (1 CPU)"
 expect_line '@ready tsc=[0-9]+' "@ready"
 reject_line '@panic.*' "@panic"
 
+# check_calib: every @calib line that found a source is sane: the TSC
+# between 100 MHz and 10 GHz, QEMU's 1 GHz APIC timer within the bound the
+# line reports, no exit counts (no irqlab protocol), the pio= count at
+# least the polls; exactly one line is use=1.  Methods that worked must
+# agree with each other within their bounds.
+check_calib() {
+	python3 - "$OUT/$name.log" <<'PY' || fail "@calib fields"
+import sys
+recs = []
+for line in open(sys.argv[1]):
+    if line.startswith('@calib '):
+        recs.append(dict(w.split('=', 1) for w in line.split()[1:]))
+assert recs, 'no @calib line'
+assert sum(r['use'] == '1' for r in recs) == 1, 'not one use=1 line'
+good = [r for r in recs if r['source'] != 'none']
+assert good, 'no method worked'
+for r in good:
+    tsc, lapic = int(r['tsc_khz']), int(r['lapic_khz'])
+    assert 100000 <= tsc <= 10000000, r
+    assert r['exits'] == r['pio_exits'] == r['apic_exits'] == 'na', r
+    assert int(r['pio']) >= int(r['polls']), r
+    if lapic:
+        bound = 1000000 * int(r['lapic_err_ppm']) // 1000000 + 1
+        assert abs(lapic - 1000000) <= bound, ('lapic off', r)
+    print('calib ok: %s tsc_khz=%d (+-%s ppm) lapic_khz=%d (+-%s ppm) '
+          'polls=%s took_us=%s' % (r['source'], tsc, r['tsc_err_ppm'],
+          lapic, r['lapic_err_ppm'], r['polls'], r['took_us']))
+for a in good:
+    for b in good:
+        ta, tb = int(a['tsc_khz']), int(b['tsc_khz'])
+        ea = ta * int(a['tsc_err_ppm']) // 1000000 + 1
+        eb = tb * int(b['tsc_err_ppm']) // 1000000 + 1
+        assert abs(ta - tb) <= ea + eb, ('methods disagree', a, b)
+PY
+}
+
+expect_line '@calib source=(cpuid15|cpuid16|hv|pit|pmtimer) .* use=1( .*)?' \
+	"@calib"
+check_calib
+
+boot calib-all -append "calib=all"
+expect_status 1 "kernel exit status 0"
+expect_line '@calib source=pit .*' "@calib for the PIT"
+expect_line '@calib source=pmtimer .*' "@calib for the PM timer"
+check_calib
+
 boot smp2 -smp 2 -append "hello world"
 expect_status 1 "kernel exit status 0"
 # shellcheck disable=SC2059
@@ -44,5 +91,5 @@ reject_line '@ready.*' "@ready"
 if [ "$failed" != 0 ]; then
 	exit 1
 fi
-echo "PASS: qemu-tcg-boot (plain, smp2, crash-ud)"
+echo "PASS: qemu-tcg-boot (plain with @calib, calib=all, smp2, crash-ud)"
 exit 0

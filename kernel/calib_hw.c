@@ -1,0 +1,357 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Boot-time calibration: struct calib_clock bound to the hardware, the
+ * choice of a source, and the @calib record.
+ *
+ * The sources, best first: the CPUID frequency leaves (no port I/O: the
+ * APIC timer is then timed against the TSC with calib_lapic_rdtsc), PIT
+ * channel 2, the ACPI PM timer.  Under irqlab-vmm the exit counters are
+ * read through the port protocol around the calibration alone, so the
+ * record says what it cost in VM exits.  docs/CALIB.md has the details.
+ */
+#include <stddef.h>
+#include <stdint.h>
+
+#include "acpi.h"
+#include "calib.h"
+#include "calib_hw.h"
+#include "cmdline.h"
+#include "hw/irqlab.h"
+#include "kstring.h"
+#include "lapic.h"
+#include "mbinfo.h"
+#include "printf.h"
+#include "pv.h"
+#include "x86.h"
+
+#define IDENTITY_END	0x100000000ull	/* entry.S maps [0, 4 GiB) */
+
+static uint64_t tsc_khz, lapic_khz;
+
+uint64_t calib_tsc_khz(void)
+{
+	return tsc_khz;
+}
+
+uint64_t calib_lapic_khz(void)
+{
+	return lapic_khz;
+}
+
+/* ---- the clock ops ---- */
+
+static void hw_cpuid(void *ctx, uint32_t leaf, uint32_t subleaf,
+		     uint32_t regs[4])
+{
+	(void)ctx;
+	cpuid(leaf, subleaf, regs);
+}
+
+/* LFENCE: RDTSC may not run before the port access it stamps (SDM
+ * vol. 2B, RDTSC: "If software requires RDTSC to be executed only after
+ * all previous instructions have executed ... LFENCE") */
+static uint64_t hw_rdtsc(void *ctx)
+{
+	(void)ctx;
+	asm volatile("lfence" : : : "memory");
+	return rdtsc();
+}
+
+static uint32_t hw_in(void *ctx, uint16_t port, unsigned size)
+{
+	(void)ctx;
+	if (size == 1)
+		return inb(port);
+	if (size == 2)
+		return inw(port);
+	return inl(port);
+}
+
+static void hw_out(void *ctx, uint16_t port, unsigned size, uint32_t val)
+{
+	(void)ctx;
+	if (size == 1)
+		outb(port, val);
+	else if (size == 2)
+		outw(port, val);
+	else
+		outl(port, val);
+}
+
+static void hw_lapic_arm(void *ctx, uint32_t count)
+{
+	(void)ctx;
+	lapic_timer_oneshot_masked(count);
+}
+
+static uint32_t hw_lapic_read(void *ctx)
+{
+	(void)ctx;
+	return lapic_timer_current();
+}
+
+/* ---- the PM timer's port: ACPI FADT PM_TMR_BLK (ACPI 6.5 5.2.9) ---- */
+
+static const void *phys_identity(void *ctx, uint64_t addr, uint64_t len)
+{
+	(void)ctx;
+	if (addr == 0 || addr >= IDENTITY_END || len > IDENTITY_END - addr)
+		return NULL;
+	return (const void *)(uintptr_t)addr;
+}
+
+static struct acpi_info acpi;
+
+static void find_pm_timer(const struct mbinfo *mbi, struct calib_clock *clk)
+{
+	const void *rsdp = mbi->rsdp;
+
+	if (!rsdp)
+		rsdp = acpi_find_rsdp(phys_identity, NULL);
+	if (!rsdp || acpi_parse(rsdp, phys_identity, NULL, &acpi))
+		return;
+	clk->pm_port = acpi.pm_tmr_port;
+	clk->pm_32bit = acpi.pm_tmr_32bit;
+}
+
+/* ---- methods ---- */
+
+enum method { M_CPUID, M_CPUID15, M_CPUID16, M_HV, M_PIT, M_PMTIMER };
+
+static const char *const method_names[] = {
+	[M_CPUID] = "cpuid", [M_CPUID15] = "cpuid15", [M_CPUID16] = "cpuid16",
+	[M_HV] = "hv", [M_PIT] = "pit", [M_PMTIMER] = "pmtimer",
+};
+
+/* One calibration: what it found and what it cost. */
+struct outcome {
+	enum calib_source source;	/* of the TSC frequency; NONE: failed */
+	uint64_t tsc_hz, tsc_err, lapic_hz, lapic_err, bus_hz, window_ns;
+	uint32_t polls, pio, apic;
+	char failed[96];		/* "stage:error,..." */
+};
+
+static void note_failure(struct outcome *o, const char *stage, int err)
+{
+	size_t n = strlen(o->failed);
+
+	ksnprintf(o->failed + n, sizeof(o->failed) - n, "%s%s:%s",
+		  n ? "," : "", stage, calib_strerror(err));
+}
+
+static void add_cost(struct outcome *o, const struct calib_result *r)
+{
+	o->polls += r->polls;
+	o->pio += r->pio;
+	o->apic += r->apic;
+}
+
+static void take_lapic(struct outcome *o, const struct calib_result *r)
+{
+	o->lapic_hz = r->hz;
+	o->lapic_err = r->err_hz;
+}
+
+static void run_cpuid(const struct calib_clock *clk, enum method m,
+		      uint32_t window_us, struct outcome *o)
+{
+	static const enum calib_source leaf[] = {
+		[M_CPUID15] = CALIB_SRC_CPUID15, [M_CPUID16] = CALIB_SRC_CPUID16,
+		[M_HV] = CALIB_SRC_HV,
+	};
+	struct calib_cpuid c;
+	struct calib_result r;
+	int err;
+
+	err = m == M_CPUID ? calib_tsc_from_cpuid(clk, &c) :
+			     calib_cpuid_leaf(clk, leaf[m], &c);
+	if (err) {
+		note_failure(o, method_names[m], err);
+		return;
+	}
+	o->source = c.source;
+	o->tsc_hz = c.tsc_hz;
+	o->tsc_err = c.tsc_err_hz;
+	o->bus_hz = c.bus_hz;
+	if (!clk->lapic_arm)
+		return;			/* no local APIC: lapic_khz=0 */
+	err = calib_lapic_rdtsc(clk, c.tsc_hz, c.tsc_err_hz, window_us, &r);
+	add_cost(o, &r);
+	o->window_ns = r.window_ns;
+	if (err)
+		note_failure(o, "rdtsc", err);
+	else
+		take_lapic(o, &r);
+}
+
+static void run_ref(const struct calib_clock *clk, enum method m,
+		    uint32_t window_us, struct outcome *o)
+{
+	struct calib_result tsc, lapic;
+	struct calib_result *l = clk->lapic_arm ? &lapic : NULL;
+	int err;
+
+	err = m == M_PIT ? calib_pit(clk, window_us, &tsc, l) :
+			   calib_pmtimer(clk, window_us, &tsc, l);
+	add_cost(o, &tsc);
+	if (l)
+		o->apic += lapic.apic;
+	if (!tsc.hz) {
+		note_failure(o, method_names[m], err);
+		return;
+	}
+	o->source = tsc.source;
+	o->tsc_hz = tsc.hz;
+	o->tsc_err = tsc.err_hz;
+	o->window_ns = tsc.window_ns;
+	if (err)
+		note_failure(o, "lapic", err);	/* the TSC part is good */
+	else if (l)
+		take_lapic(o, &lapic);
+}
+
+static void run(const struct calib_clock *clk, enum method m,
+		uint32_t window_us, struct outcome *o)
+{
+	if (m == M_PIT || m == M_PMTIMER)
+		run_ref(clk, m, window_us, o);
+	else
+		run_cpuid(clk, m, window_us, o);
+}
+
+/* ---- the record ---- */
+
+static uint64_t khz(uint64_t hz)
+{
+	return (hz + 500) / 1000;
+}
+
+/* counter @i of s1 - s0 as a record value, "na" without the protocol */
+static const char *exits(char *buf, size_t len, int have,
+			 const struct irqlab_snapshot *s0,
+			 const struct irqlab_snapshot *s1, unsigned i)
+{
+	if (!have || s0->count <= i || s1->count <= i)
+		return "na";
+	ksnprintf(buf, len, "%lu", s1->counter[i] - s0->counter[i]);
+	return buf;
+}
+
+static void print(const struct outcome *o, int have,
+		  const struct irqlab_snapshot *s0,
+		  const struct irqlab_snapshot *s1, uint64_t ticks, int use)
+{
+	char e[3][24];
+
+	kprintf("@calib source=%s tsc_khz=%lu lapic_khz=%lu window_us=%lu "
+		"took_us=%lu polls=%u exits=%s pio_exits=%s apic_exits=%s "
+		"pio=%u apic=%u tsc_err_ppm=%lu lapic_err_ppm=%lu "
+		"cpuid_bus_khz=%lu use=%d%s%s\n",
+		calib_source_name(o->source), khz(o->tsc_hz),
+		khz(o->lapic_hz), (o->window_ns + 500) / 1000,
+		o->tsc_hz ? calib_muldiv(ticks, 1000000, o->tsc_hz) : 0,
+		o->polls,
+		exits(e[0], sizeof(e[0]), have, s0, s1, IRQLAB_CNT_TOTAL),
+		exits(e[1], sizeof(e[1]), have, s0, s1, IRQLAB_CNT_PIO),
+		exits(e[2], sizeof(e[2]), have, s0, s1, IRQLAB_CNT_APIC),
+		o->pio, o->apic, calib_ppm(o->tsc_err, o->tsc_hz),
+		calib_ppm(o->lapic_err, o->lapic_hz), khz(o->bus_hz), use,
+		o->failed[0] ? (o->source ? " failed=" : " reason=") : "",
+		o->failed);
+}
+
+/*
+ * Try @ms in order until one gives the TSC frequency, between two
+ * snapshots, and print one record for them all.  Returns 1 if it kept
+ * the result (the first success of the boot).
+ */
+static int group(const struct calib_clock *clk, const enum method *ms,
+		 unsigned n, uint32_t window_us, int *chosen)
+{
+	static struct irqlab_snapshot s0, s1;
+	struct outcome o;
+	uint64_t t0, t1;
+	unsigned i;
+	int have, use;
+
+	memset(&o, 0, sizeof(o));
+	have = !pv_snapshot(&s0);
+	t0 = hw_rdtsc(NULL);
+	for (i = 0; i < n && !o.source; i++)
+		run(clk, ms[i], window_us, &o);
+	t1 = hw_rdtsc(NULL);
+	have = have && !pv_snapshot(&s1);
+	use = o.source && !*chosen;
+	if (use) {
+		*chosen = 1;
+		tsc_khz = khz(o.tsc_hz);
+		lapic_khz = khz(o.lapic_hz);
+	}
+	print(&o, have, &s0, &s1, t1 - t0, use);
+	return use;
+}
+
+static uint32_t window_arg(void)
+{
+	const char *s = cmdline_get("calib_us");
+	uint32_t v = 0;
+
+	if (!s)
+		return CALIB_WINDOW_US;
+	while (*s >= '0' && *s <= '9' && v <= CALIB_MAX_WINDOW_US)
+		v = v * 10 + (*s++ - '0');
+	if (*s || !v || v > CALIB_MAX_WINDOW_US) {
+		kprintf("calib: calib_us must be 1 to %u: using %u\n",
+			CALIB_MAX_WINDOW_US, CALIB_WINDOW_US);
+		return CALIB_WINDOW_US;
+	}
+	return v;
+}
+
+void calib_boot(const struct mbinfo *mbi)
+{
+	static const enum method autos[] = { M_CPUID, M_PIT, M_PMTIMER };
+	static const enum method every[] = {
+		M_CPUID15, M_CPUID16, M_HV, M_PIT, M_PMTIMER,
+	};
+	struct calib_clock clk = {
+		.cpuid = hw_cpuid, .rdtsc = hw_rdtsc,
+		.inp = hw_in, .outp = hw_out,
+	};
+	const char *want = cmdline_get("calib");
+	uint32_t window_us = window_arg();
+	int chosen = 0;
+	unsigned i;
+
+	if (lapic_init() != LAPIC_NONE) {
+		clk.lapic_arm = hw_lapic_arm;
+		clk.lapic_read = hw_lapic_read;
+	}
+	find_pm_timer(mbi, &clk);
+	kprintf("calib: %s, PM timer %s0x%x, window %u us\n",
+		clk.lapic_arm ? "local APIC" : "no local APIC",
+		clk.pm_port ? "at port " : "none, ", clk.pm_port, window_us);
+
+	pv_phase(IRQLAB_PHASE_CALIB);
+	if (!want || !strcmp(want, "auto")) {
+		group(&clk, autos, 3, window_us, &chosen);
+	} else if (!strcmp(want, "all")) {
+		for (i = 0; i < sizeof(every) / sizeof(every[0]); i++)
+			group(&clk, &every[i], 1, window_us, &chosen);
+	} else {
+		for (i = 0; i < sizeof(method_names) / sizeof(method_names[0]);
+		     i++)
+			if (!strcmp(want, method_names[i]))
+				break;
+		if (i == sizeof(method_names) / sizeof(method_names[0])) {
+			kprintf("calib: unknown calib=%s (auto, cpuid, pit, "
+				"pmtimer, all): using auto\n", want);
+			group(&clk, autos, 3, window_us, &chosen);
+		} else {
+			enum method m = i;
+
+			group(&clk, &m, 1, window_us, &chosen);
+		}
+	}
+	pv_phase(IRQLAB_PHASE_EARLY);
+}
