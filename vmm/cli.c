@@ -42,6 +42,10 @@ static void usage(FILE *f)
 "      --hlt exit|guest    exit: HLT exits to the hypervisor (default);\n"
 "                          guest: the vCPU halts in the guest\n"
 "                          (KVM_X86_DISABLE_EXITS_HLT)\n"
+"      --ioapic POLICY     optimized: an IOAPIC write does cross-vCPU work\n"
+"                          only when a level vector moves between TMRs\n"
+"                          (default); naive: every change stops every\n"
+"                          vCPU (bhyve's rendezvous), for comparison\n"
 "      --trace LIST        decoded events on stderr; LIST: lapic\n"
 "      --stats             print the exit table on stderr at exit\n"
 "      --stats-json FILE   write the exit counters as JSON to FILE\n"
@@ -90,6 +94,7 @@ enum {
 	OPT_HLT,
 	OPT_APIC_MHZ,
 	OPT_TRACE,
+	OPT_IOAPIC,
 };
 
 static const struct option options[] = {
@@ -104,6 +109,7 @@ static const struct option options[] = {
 	{ "hlt", required_argument, NULL, OPT_HLT },
 	{ "apic-mhz", required_argument, NULL, OPT_APIC_MHZ },
 	{ "trace", required_argument, NULL, OPT_TRACE },
+	{ "ioapic", required_argument, NULL, OPT_IOAPIC },
 	{ "stats", no_argument, NULL, OPT_STATS },
 	{ "stats-json", required_argument, NULL, OPT_STATS_JSON },
 	{ "help", no_argument, NULL, 'h' },
@@ -204,6 +210,11 @@ void cli_parse(int argc, char **argv, struct vmm_config *cfg)
 		case OPT_APIC_MHZ:
 			cfg->apic_mhz = parse_num(optarg, 1, 10000,
 				"--apic-mhz must be MHz from 1 to 10000, not '%s'");
+			break;
+		case OPT_IOAPIC:
+			if (ioapic_policy_parse(optarg, &cfg->ioapic_policy))
+				bad_usage("--ioapic must be optimized or naive, "
+					  "not '%s'", optarg);
 			break;
 		case OPT_TRACE:
 			cfg->trace |= parse_trace(optarg);

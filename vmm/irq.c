@@ -29,6 +29,20 @@ static void futex_wake_one(uint32_t *word)
 	syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 }
 
+void futex_wake_all(uint32_t *word)
+{
+	syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, 0x7fffffff, NULL, NULL, 0);
+}
+
+void irq_rendezvous_wait(struct vcpu *v)
+{
+	struct vm *vm = v->vm;
+
+	while (__atomic_load_n(&vm->rendezvous, __ATOMIC_SEQ_CST) &&
+	       !vm_stopping(vm))
+		futex_wait(&vm->rendezvous, 1, NULL);
+}
+
 static struct vcpu *vcpu_of(void *ctx, int cpu)
 {
 	return &((struct vm *)ctx)->vcpus[cpu];
@@ -136,6 +150,24 @@ static void irq_deliver(struct vm *vm, struct vcpu *t, int src,
 	}
 }
 
+/* From the IOAPIC: no sending vCPU, so every target may need a notify. */
+void irq_post(struct vcpu *t, const struct lapic_ipi *msg)
+{
+	if (msg->delivery == APIC_ICR_DM_FIXED ||
+	    msg->delivery == APIC_ICR_DM_LOWEST) {
+		if (pir_post(&t->irq.pir, msg->vector))
+			irq_notify(t, -1);
+		return;
+	}
+	if (msg->delivery == 7 << 8) {		/* ExtINT: there is no PIC */
+		if (!t->vm->extint_warned++)
+			warn("IOAPIC: ExtINT delivery needs an 8259 PIC, which "
+			     "--irqchip=user does not route yet; dropped");
+		return;
+	}
+	irq_deliver(t->vm, t, -1, msg);
+}
+
 /* ICR writes (lapic.h: called with vm->apic_lock held, by vCPU @cpu) */
 static void ops_send_ipi(void *ctx, int cpu, const struct lapic_ipi *ipi)
 {
@@ -149,10 +181,26 @@ static void ops_send_ipi(void *ctx, int cpu, const struct lapic_ipi *ipi)
 			irq_deliver(vm, &vm->vcpus[i], cpu, ipi);
 }
 
-/* EOI of a level-triggered vector: the IOAPIC is another issue's */
+/* EOI of a level-triggered vector, under apic_lock: queued for the IOAPIC
+ * (isa.c), whose lock comes first, until the access is done */
 static void ops_eoi_level(void *ctx, int cpu, uint8_t vector)
 {
-	(void)ctx, (void)cpu, (void)vector;
+	struct vcpu *v = vcpu_of(ctx, cpu);
+
+	v->irq.eoi_level[vector >> 5] |= 1u << (vector & 31);
+}
+
+static void irq_flush_eoi(struct vcpu *v)
+{
+	unsigned i;
+	int b;
+
+	for (i = 0; i < 8; i++)
+		while (v->irq.eoi_level[i]) {
+			b = __builtin_ctz(v->irq.eoi_level[i]);
+			v->irq.eoi_level[i] &= ~(1u << b);
+			isa_eoi(v->vm, i * 32 + b);
+		}
 }
 
 /* A local source fired on @cpu's own thread: it injects before entry. */
@@ -263,6 +311,7 @@ bool irq_mmio(struct vcpu *v, uint64_t gpa, unsigned len, bool write,
 		*val = v32;
 	}
 	pthread_mutex_unlock(&v->vm->apic_lock);
+	irq_flush_eoi(v);
 	return true;
 }
 
@@ -277,6 +326,7 @@ int irq_msr(struct vcpu *v, uint32_t msr, bool write, uint64_t *val)
 	r = write ? lapic_msr_write(&v->irq.lapic, msr, *val) :
 		    lapic_msr_read(&v->irq.lapic, msr, val);
 	pthread_mutex_unlock(&v->vm->apic_lock);
+	irq_flush_eoi(v);
 	if (write && msr == MSR_IA32_APIC_BASE && !r)
 		v->irq.base_changed = true;	/* vcpu.c tells KVM */
 	return r ? -1 : 0;
@@ -291,6 +341,30 @@ static bool timer_due(struct vcpu *v)
 	return d && now_ns() >= d;
 }
 
+/*
+ * The PIR into IRR, each vector accepted as level-triggered (TMR set) if
+ * the IOAPIC routes it here as a level entry, else as edge (SDM 11.8.4).
+ */
+static void irq_fold(struct vcpu *v)
+{
+	uint32_t got[8] = { 0 }, w;
+	unsigned i;
+	int b;
+
+	pir_fold(&v->irq.pir, got);
+	for (i = 0; i < 8; i++) {
+		w = got[i];
+		while (w) {
+			b = __builtin_ctz(w);
+			w &= w - 1;
+			lapic_accept(&v->irq.lapic, i * 32 + b,
+				     __atomic_load_n(&v->irq.ioapic_tmr[i],
+						     __ATOMIC_ACQUIRE) &
+				     (1u << b));
+		}
+	}
+}
+
 /* Timers that are due, and the PIR, into the LAPIC. */
 static void irq_collect(struct vcpu *v)
 {
@@ -302,7 +376,8 @@ static void irq_collect(struct vcpu *v)
 	pthread_mutex_lock(&vm->apic_lock);
 	if (due)
 		lapic_timer_expired(&v->irq.lapic);
-	pir_fold(&v->irq.pir, v->irq.lapic.irr);
+	if (pir_pending(&v->irq.pir))
+		irq_fold(v);
 	pthread_mutex_unlock(&vm->apic_lock);
 }
 
@@ -362,7 +437,8 @@ static bool requests_pending(struct vcpu *v)
 	struct vcpu_irq *q = &v->irq;
 
 	return pir_pending(&q->pir) || __atomic_load_n(&q->nmi, __ATOMIC_SEQ_CST) ||
-	       __atomic_load_n(&q->init, __ATOMIC_SEQ_CST);
+	       __atomic_load_n(&q->init, __ATOMIC_SEQ_CST) ||
+	       __atomic_load_n(&v->vm->rendezvous, __ATOMIC_SEQ_CST);
 }
 
 bool irq_enter_guest(struct vcpu *v)

@@ -44,6 +44,8 @@ struct vcpu_irq {
 	bool wait_sipi;		/* in wait-for-SIPI (SDM 8.4.2) */
 	bool halt_forever;	/* halted with nothing that could wake it */
 	bool base_changed;	/* IA32_APIC_BASE written: tell KVM */
+	uint32_t ioapic_tmr[8];	/* IOAPIC level vectors for this CPU (isa.c) */
+	uint32_t eoi_level[8];	/* level EOIs for the IOAPIC, own thread */
 	timer_t timer;		/* the APIC timer's host timer */
 	bool timer_ok;
 	int64_t tsc_offset;	/* guest TSC = host TSC + tsc_offset */
@@ -81,5 +83,10 @@ bool irq_halt(struct vcpu *v);
 bool irq_wait_sipi(struct vcpu *v, uint8_t *vector);
 /* wake a sleeping vCPU (stop, teardown) */
 void irq_wake(struct vcpu *v);
+/* a message from outside any vCPU (the IOAPIC) for @t */
+void irq_post(struct vcpu *t, const struct lapic_ipi *msg);
+/* --ioapic=naive: wait while a rendezvous holds the vCPUs out */
+void irq_rendezvous_wait(struct vcpu *v);
+void futex_wake_all(uint32_t *word);
 
 #endif

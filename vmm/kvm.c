@@ -91,6 +91,11 @@ static void kvm_enable_vm_caps(struct vm *vm)
 			die(EXIT_HOST, "--irqchip=kernel: no KVM_CAP_IRQCHIP");
 		if (kvm_vm_ioctl(vm, KVM_CREATE_IRQCHIP, NULL) < 0)
 			die(EXIT_HOST, "KVM_CREATE_IRQCHIP: %s", strerror(errno));
+		/* KVM's 8254 beside its IOAPIC, so the guest sees one board */
+		struct kvm_pit_config pit = { .flags = KVM_PIT_SPEAKER_DUMMY };
+
+		if (kvm_vm_ioctl(vm, KVM_CREATE_PIT2, &pit) < 0)
+			die(EXIT_HOST, "KVM_CREATE_PIT2: %s", strerror(errno));
 	}
 }
 

@@ -63,7 +63,7 @@ static void uart_bus_write(void *opaque, uint64_t off, unsigned size,
 	uart_write(opaque, off, val);
 }
 
-static void machine_add(struct bus *bus, const struct bus_dev *d)
+void machine_add(struct bus *bus, const struct bus_dev *d)
 {
 	if (bus_register(bus, d))
 		die(EXIT_HOST, "%s: cannot register %s at 0x%llx", bus->name,

@@ -190,8 +190,10 @@ int main(int argc, char **argv)
 	kvm_setup_memory(&vm);
 	kvm_create_vcpus(&vm);
 	machine_init(&vm);
-	if (cfg.irqchip == IRQCHIP_USER)
+	if (cfg.irqchip == IRQCHIP_USER) {
 		irq_init(&vm);
+		isa_init(&vm);
+	}
 	kvm_set_boot_state(&vm.vcpus[0], entry.eip, entry.eax, entry.ebx,
 			   entry.gdt_addr, entry.gdt_limit);
 

@@ -95,6 +95,7 @@ static bool vcpu_prepare(struct vcpu *v)
 		v->irq.base_changed = false;
 		kvm_sync_apic_base(v);
 	}
+	irq_rendezvous_wait(v);
 	if (irq_take_nmi(v))
 		kvm_inject_nmi(v);
 	vec = irq_before_run(v);

@@ -16,7 +16,9 @@
 #include "bus.h"
 #include "debugdev.h"
 #include "fw_cfg.h"
+#include "ioapic.h"
 #include "irq.h"
+#include "pit.h"
 #include "mem.h"
 #include "pvport.h"
 #include "stats.h"
@@ -48,6 +50,7 @@ struct vmm_config {
 	bool hlt_in_guest;	/* KVM_X86_DISABLE_EXITS_HLT */
 	unsigned apic_mhz;	/* APIC timer input clock, --apic-mhz */
 	unsigned trace;		/* TRACE_* */
+	enum ioapic_policy ioapic_policy;	/* --ioapic */
 	bool stats;
 	const char *stats_json;
 };
@@ -100,7 +103,14 @@ struct vm {
 	bool x2apic_ok;		/* x2APIC offered to the guest */
 	bool tsc_deadline_ok;	/* TSC-deadline mode offered */
 	uint32_t tsc_khz;	/* KVM_GET_TSC_KHZ */
-	unsigned smi_warned;
+	unsigned smi_warned, extint_warned;
+	uint32_t rendezvous;	/* --ioapic=naive: vCPUs must stay out */
+
+	/* --irqchip=user: the ISA side (isa.c) */
+	pthread_mutex_t isa_lock;	/* PIT, IOAPIC; before apic_lock */
+	struct pit pit;
+	timer_t pit_timer;
+	struct ioapic ioapic;
 
 	pthread_mutex_t lock;	/* vCPU states, stop */
 	pthread_cond_t cond;
@@ -112,10 +122,16 @@ struct vm {
 
 /* machine.c: devices and the bus map */
 void machine_init(struct vm *vm);
+void machine_add(struct bus *bus, const struct bus_dev *d);
 void vm_poweroff(struct vm *vm, int status);
 bool vm_stopping(struct vm *vm);
 const char *machine_port_name(void *vm, uint16_t port);
 void machine_mmio_name(void *vm, uint64_t addr, char *buf, size_t len);
+
+/* isa.c: PIT and IOAPIC of --irqchip=user */
+void isa_init(struct vm *vm);
+void isa_eoi(struct vm *vm, uint8_t vector);
+void isa_set_line(struct vm *vm, unsigned line, int level);
 
 /* exit.c: one exit, as KVM reported it in vcpu->run */
 enum exit_action {

@@ -1,0 +1,255 @@
+// SPDX-License-Identifier: MIT
+/*
+ * --irqchip=user: the board's interrupt lines.  The 8254 PIT (ports
+ * 0x40-0x43 and 0x61) and the IOAPIC (0xfec00000) are pure models; this
+ * file gives them a lock, host timers and the APIC bus.
+ *
+ * Locks: vm->isa_lock serialises the PIT and the IOAPIC, and is taken
+ * before vm->apic_lock, never after.  A LAPIC EOI of a level vector is
+ * seen under apic_lock, so irq.c queues it and calls isa_eoi() after.
+ *
+ * Lines: ISA IRQ0 (the PIT) is IOAPIC pin 2, as the MADT's interrupt
+ * source override says (ACPI 6.5 sec. 5.2.12.5); ISA IRQ n > 0 is pin n.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <string.h>
+#include <time.h>
+
+#include "hw/apic.h"
+#include "hw/ioapic.h"
+#include "util.h"
+#include "vm.h"
+
+static unsigned isa_pin(unsigned line)
+{
+	return line == 0 ? 2 : line;
+}
+
+/* ---- the PIT ----------------------------------------------------------- */
+
+static uint64_t isa_now(void *ctx)
+{
+	(void)ctx;
+	return now_ns();
+}
+
+static void isa_set_irq(void *ctx, unsigned line, int level)
+{
+	struct vm *vm = ctx;
+
+	ioapic_set_irq(&vm->ioapic, isa_pin(line), level);
+}
+
+static void pit_timer_arm(void *ctx, uint64_t deadline_ns)
+{
+	struct vm *vm = ctx;
+	struct itimerspec its = { 0 };
+
+	its.it_value.tv_sec = deadline_ns / 1000000000ull;
+	its.it_value.tv_nsec = deadline_ns % 1000000000ull;
+	timer_settime(vm->pit_timer, TIMER_ABSTIME, &its, NULL);
+}
+
+/* The PIT's host timer, on a thread of its own (SIGEV_THREAD). */
+static void pit_timer_fn(union sigval sv)
+{
+	struct vm *vm = sv.sival_ptr;
+
+	pthread_mutex_lock(&vm->isa_lock);
+	if (!vm_stopping(vm))
+		pit_timer_expired(&vm->pit);
+	pthread_mutex_unlock(&vm->isa_lock);
+}
+
+static const struct pit_ops isa_pit_ops = {
+	.now_ns = isa_now,
+	.set_irq = isa_set_irq,
+	.timer_arm = pit_timer_arm,
+};
+
+static uint64_t pit_rd(void *opaque, uint64_t off, unsigned size, int cpu)
+{
+	struct vm *vm = opaque;
+	uint64_t v;
+
+	pthread_mutex_lock(&vm->isa_lock);
+	v = pit_bus_read(&vm->pit, off, size, cpu);
+	pthread_mutex_unlock(&vm->isa_lock);
+	return v;
+}
+
+static void pit_wr(void *opaque, uint64_t off, unsigned size, uint64_t val,
+		   int cpu)
+{
+	struct vm *vm = opaque;
+
+	pthread_mutex_lock(&vm->isa_lock);
+	pit_bus_write(&vm->pit, off, size, val, cpu);
+	pthread_mutex_unlock(&vm->isa_lock);
+}
+
+static uint64_t p61_rd(void *opaque, uint64_t off, unsigned size, int cpu)
+{
+	struct vm *vm = opaque;
+	uint64_t v;
+
+	pthread_mutex_lock(&vm->isa_lock);
+	v = port61_bus_read(&vm->pit, off, size, cpu);
+	pthread_mutex_unlock(&vm->isa_lock);
+	return v;
+}
+
+static void p61_wr(void *opaque, uint64_t off, unsigned size, uint64_t val,
+		   int cpu)
+{
+	struct vm *vm = opaque;
+
+	pthread_mutex_lock(&vm->isa_lock);
+	port61_bus_write(&vm->pit, off, size, val, cpu);
+	pthread_mutex_unlock(&vm->isa_lock);
+}
+
+/* ---- the IOAPIC on the APIC bus ---------------------------------------- */
+
+/* A message from the IOAPIC (no source CPU): route, then post. */
+static int isa_deliver(void *ctx, const struct lapic_ipi *msg)
+{
+	struct vm *vm = ctx;
+	uint64_t mask[VMM_MAX_CPUS / 64];
+	unsigned i;
+	int n = 0;
+
+	pthread_mutex_lock(&vm->apic_lock);
+	apic_route(vm->lapics, vm->nr_vcpus, -1, msg, mask);
+	pthread_mutex_unlock(&vm->apic_lock);
+	for (i = 0; i < vm->nr_vcpus; i++)
+		if (mask[i / 64] & (1ull << (i % 64))) {
+			irq_post(&vm->vcpus[i], msg);
+			n++;
+		}
+	return n;
+}
+
+static uint64_t isa_dest_mask(void *ctx, uint32_t dest, bool logical)
+{
+	struct vm *vm = ctx;
+	struct lapic_ipi m = {
+		.delivery = APIC_ICR_DM_FIXED, .logical = logical, .dest = dest,
+	};
+	uint64_t mask[VMM_MAX_CPUS / 64];
+
+	pthread_mutex_lock(&vm->apic_lock);
+	apic_route(vm->lapics, vm->nr_vcpus, -1, &m, mask);
+	pthread_mutex_unlock(&vm->apic_lock);
+	return mask[0];
+}
+
+/* The vectors whose arrival sets @cpu's TMR bit, read at the PIR fold. */
+static void isa_tmr_update(void *ctx, unsigned cpu, const uint32_t *tmr)
+{
+	struct vm *vm = ctx;
+	unsigned i;
+
+	for (i = 0; i < 8; i++)
+		__atomic_store_n(&vm->vcpus[cpu].irq.ioapic_tmr[i], tmr[i],
+				 __ATOMIC_RELEASE);
+}
+
+/*
+ * --ioapic=naive: bhyve's policy, stop every other vCPU before the TMRs
+ * are rebuilt (vm_smp_rendezvous).  Each vCPU seen in the guest is kicked
+ * until it is out; none enters again until isa_rendezvous_end().
+ */
+static void isa_rendezvous(void *ctx, int src)
+{
+	struct vm *vm = ctx;
+	unsigned i;
+
+	__atomic_store_n(&vm->rendezvous, 1, __ATOMIC_SEQ_CST);
+	for (i = 0; i < vm->nr_vcpus; i++) {
+		struct vcpu *t = &vm->vcpus[i];
+
+		if ((int)i == src)
+			continue;
+		while (__atomic_load_n(&t->irq.mode, __ATOMIC_SEQ_CST) ==
+		       VCPU_MODE_IN_GUEST && !vm_stopping(vm)) {
+			vcpu_kick(t);
+			sched_yield();
+		}
+	}
+}
+
+static void isa_rendezvous_end(struct vm *vm)
+{
+	if (!__atomic_load_n(&vm->rendezvous, __ATOMIC_SEQ_CST))
+		return;
+	__atomic_store_n(&vm->rendezvous, 0, __ATOMIC_SEQ_CST);
+	futex_wake_all(&vm->rendezvous);
+}
+
+static const struct ioapic_ops isa_ioapic_ops = {
+	.deliver = isa_deliver,
+	.dest_mask = isa_dest_mask,
+	.tmr_update = isa_tmr_update,
+	.rendezvous = isa_rendezvous,
+};
+
+static uint64_t ioapic_rd(void *opaque, uint64_t off, unsigned size, int cpu)
+{
+	struct vm *vm = opaque;
+	uint64_t v;
+
+	pthread_mutex_lock(&vm->isa_lock);
+	v = ioapic_bus_read(&vm->ioapic, off, size, cpu);
+	pthread_mutex_unlock(&vm->isa_lock);
+	return v;
+}
+
+static void ioapic_wr(void *opaque, uint64_t off, unsigned size, uint64_t val,
+		      int cpu)
+{
+	struct vm *vm = opaque;
+
+	pthread_mutex_lock(&vm->isa_lock);
+	ioapic_bus_write(&vm->ioapic, off, size, val, cpu);
+	isa_rendezvous_end(vm);
+	pthread_mutex_unlock(&vm->isa_lock);
+}
+
+void isa_eoi(struct vm *vm, uint8_t vector)
+{
+	pthread_mutex_lock(&vm->isa_lock);
+	ioapic_eoi(&vm->ioapic, vector);
+	pthread_mutex_unlock(&vm->isa_lock);
+}
+
+void isa_set_line(struct vm *vm, unsigned line, int level)
+{
+	pthread_mutex_lock(&vm->isa_lock);
+	isa_set_irq(vm, line, level);
+	pthread_mutex_unlock(&vm->isa_lock);
+}
+
+void isa_init(struct vm *vm)
+{
+	struct sigevent sev = {
+		.sigev_notify = SIGEV_THREAD,
+		.sigev_value.sival_ptr = vm,
+		.sigev_notify_function = pit_timer_fn,
+	};
+
+	pthread_mutex_init(&vm->isa_lock, NULL);
+	if (timer_create(CLOCK_MONOTONIC, &sev, &vm->pit_timer))
+		die(EXIT_HOST, "PIT timer: timer_create: %s", strerror(errno));
+	pit_init(&vm->pit, &isa_pit_ops, vm);
+	if (ioapic_init(&vm->ioapic, vm->nr_vcpus, 0, vm->cfg->ioapic_policy,
+			&isa_ioapic_ops, vm))
+		die(EXIT_HOST, "IOAPIC: cannot serve %u vCPUs", vm->nr_vcpus);
+	machine_add(&vm->pio, &(struct bus_dev){ "pit", 0x40, 4, vm, pit_rd,
+		pit_wr });
+	machine_add(&vm->pio, &(struct bus_dev){ "port61", 0x61, 1, vm, p61_rd,
+		p61_wr });
+	machine_add(&vm->mmio, &(struct bus_dev){ "ioapic", IOAPIC_DEFAULT_BASE,
+		IOAPIC_MMIO_SIZE, vm, ioapic_rd, ioapic_wr });
+}
