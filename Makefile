@@ -90,10 +90,15 @@ $(B)/guest/%.o: %.S
 	@mkdir -p $(dir $@)
 	$(CC) $(KERN_CFLAGS) -D__ASSEMBLY__ -c $< -o $@
 
+# Without a usable /dev/kvm, it falls back to run-nested below.
 run: all
-	@[ -c /dev/kvm ] || echo "note: no /dev/kvm here; 'make run-nested' boots" \
-		"irqlab-vmm on nested KVM under QEMU instead" >&2
-	$(VMM) --stats $(KERNEL)
+	@if [ -c /dev/kvm ] && [ -r /dev/kvm ] && [ -w /dev/kvm ]; then \
+		echo "$(VMM) --stats $(KERNEL)"; $(VMM) --stats $(KERNEL); \
+	else \
+		echo "note: no usable /dev/kvm here: booting irqlab-vmm on" \
+			"nested KVM under QEMU TCG (make run-nested)" >&2; \
+		tests/nested/run-in-kvm.sh -- --stats $(KERNEL); \
+	fi
 
 # The same, inside a Linux guest under QEMU TCG with emulated SVM, for
 # hosts without /dev/kvm (tests/nested/README.md).
