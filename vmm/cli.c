@@ -42,6 +42,9 @@ static void usage(FILE *f)
 "      --hlt exit|guest    exit: HLT exits to the hypervisor (default);\n"
 "                          guest: the vCPU halts in the guest\n"
 "                          (KVM_X86_DISABLE_EXITS_HLT)\n"
+"      --cpuid-freq WHICH  the TSC and APIC timer rates in CPUID: on (leaves\n"
+"                          0x15, 0x16, 0x40000010; default), off (zeroed, as\n"
+"                          Hyper-V does), 16 (0x16 only), hv (0x40000010)\n"
 "      --ioapic POLICY     optimized: an IOAPIC write does cross-vCPU work\n"
 "                          only when a level vector moves between TMRs\n"
 "                          (default); naive: every change stops every\n"
@@ -95,6 +98,7 @@ enum {
 	OPT_APIC_MHZ,
 	OPT_TRACE,
 	OPT_IOAPIC,
+	OPT_CPUID_FREQ,
 };
 
 static const struct option options[] = {
@@ -110,6 +114,7 @@ static const struct option options[] = {
 	{ "apic-mhz", required_argument, NULL, OPT_APIC_MHZ },
 	{ "trace", required_argument, NULL, OPT_TRACE },
 	{ "ioapic", required_argument, NULL, OPT_IOAPIC },
+	{ "cpuid-freq", required_argument, NULL, OPT_CPUID_FREQ },
 	{ "stats", no_argument, NULL, OPT_STATS },
 	{ "stats-json", required_argument, NULL, OPT_STATS_JSON },
 	{ "help", no_argument, NULL, 'h' },
@@ -214,6 +219,11 @@ void cli_parse(int argc, char **argv, struct vmm_config *cfg)
 		case OPT_IOAPIC:
 			if (ioapic_policy_parse(optarg, &cfg->ioapic_policy))
 				bad_usage("--ioapic must be optimized or naive, "
+					  "not '%s'", optarg);
+			break;
+		case OPT_CPUID_FREQ:
+			if (cpuid_freq_parse(optarg, &cfg->cpuid_freq))
+				bad_usage("--cpuid-freq must be on, off, 16 or hv, "
 					  "not '%s'", optarg);
 			break;
 		case OPT_TRACE:

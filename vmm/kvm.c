@@ -364,6 +364,13 @@ void kvm_create_vcpus(struct vm *vm)
 	for (i = 0; i < vm->nr_vcpus; i++)
 		kvm_create_vcpu(vm, i);
 	kvm_check_tsc(vm);
+	/* the rates the guest really gets: KVM's TSC, the APIC timer of
+	 * --apic-mhz (KVM's in-kernel APIC is held to it, kvm_set_apic_bus) */
+	if (cpuid_set_freq(cpuid, CPUID_MAX_ENTRIES, vm->cfg->cpuid_freq,
+			   vm->tsc_khz, vm->cfg->apic_mhz * 1000000ull))
+		die(EXIT_HOST, "CPUID: no room for the frequency leaves");
+	if (vm->cfg->cpuid_freq != CPUID_FREQ_OFF && !vm->tsc_khz)
+		warn("KVM_GET_TSC_KHZ failed: no CPUID frequency leaves");
 	for (i = 0; i < vm->nr_vcpus; i++) {
 		if (i && vm->cfg->irqchip == IRQCHIP_USER)
 			kvm_tsc_offset(&vm->vcpus[i]);

@@ -49,6 +49,12 @@ static void machine_snapshot(void *ctx, struct irqlab_snapshot *snap)
 		       __atomic_load_n(&vm->phase, __ATOMIC_RELAXED));
 }
 
+static uint64_t machine_now(void *ctx)
+{
+	(void)ctx;
+	return now_ns();
+}
+
 static uint64_t uart_bus_read(void *opaque, uint64_t off, unsigned size,
 			      int cpu)
 {
@@ -94,6 +100,10 @@ void machine_init(struct vm *vm)
 		&vm->fw_cfg, fw_cfg_read, fw_cfg_write });
 	machine_add(&vm->pio, &(struct bus_dev){ "irqlab", IRQLAB_PORT_BASE,
 		IRQLAB_PORT_LEN, &vm->pv, pvport_read, pvport_write });
+	/* the FADT's PM_TMR_BLK (docs/ACPI.md) */
+	pmtimer_init(&vm->pmtimer, machine_now, vm);
+	machine_add(&vm->pio, &(struct bus_dev){ "pm_tmr", 0x608, 4,
+		&vm->pmtimer, pmtimer_bus_read, pmtimer_bus_write });
 }
 
 const char *machine_port_name(void *ctx, uint16_t port)

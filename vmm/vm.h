@@ -14,11 +14,13 @@
 #include <stdint.h>
 
 #include "bus.h"
+#include "cpuid.h"
 #include "debugdev.h"
 #include "fw_cfg.h"
 #include "ioapic.h"
 #include "irq.h"
 #include "pit.h"
+#include "pmtimer.h"
 #include "mem.h"
 #include "pvport.h"
 #include "stats.h"
@@ -51,6 +53,7 @@ struct vmm_config {
 	unsigned apic_mhz;	/* APIC timer input clock, --apic-mhz */
 	unsigned trace;		/* TRACE_* */
 	enum ioapic_policy ioapic_policy;	/* --ioapic */
+	enum cpuid_freq cpuid_freq;		/* --cpuid-freq */
 	bool stats;
 	const char *stats_json;
 };
@@ -93,6 +96,7 @@ struct vm {
 	struct fw_cfg fw_cfg;
 	struct debugdev debug;
 	struct pvport pv;
+	struct pmtimer pmtimer;
 
 	unsigned phase;		/* enum irqlab_phase, relaxed atomic */
 

@@ -60,6 +60,22 @@ assert e['total'] < 50, 'boot took %d exits' % e['total']
 print('stats ok: %d exits' % e['total'])
 PY
 
+# Calibration (docs/CALIB.md): with the CPUID frequency leaves (the
+# default) it takes no port I/O at all; with them zeroed it falls back to
+# the PIT, and irqlab's count of port-I/O exits in the calib phase is the
+# kernel's own count of its port accesses, exactly.
+has mb2 '^@calib source=cpuid15 tsc_khz=[1-9][0-9]* .* polls=0 exits=[0-9]+ pio_exits=0 .*cpuid_bus_khz=1000000 '
+boot calib-off 0 --cpuid-freq=off $K
+has calib-off '^@calib source=pit tsc_khz=[1-9][0-9]* lapic_khz=[1-9][0-9]* '
+python3 - $T/calib-off.out <<'PY' || fail "calib-off: pio_exits is not the kernel's port count"
+import re, sys
+kv = dict(re.findall(r'(\w+)=(\S+)', re.search(r'^@calib (.*)$', open(sys.argv[1]).read(), re.M).group(1)))
+assert int(kv['polls']) > 0 and int(kv['pio_exits']) == int(kv['pio']) > int(kv['polls']), kv
+print('calib-off: %s polls, %s port-I/O exits = the kernel\'s %s accesses' % (kv['polls'], kv['pio_exits'], kv['pio']))
+PY
+boot calib-hv 0 --cpuid-freq=hv --irqchip=kernel $K
+has calib-hv '^@calib source=hv .* pio_exits=0 '
+
 boot mb1 0 --multiboot 1 $K
 has mb1 '^@boot proto=mb1 .*pv=1'
 

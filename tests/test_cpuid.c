@@ -1,0 +1,124 @@
+// SPDX-License-Identifier: MIT
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cpuid.h"
+
+#define MAX 64
+
+static struct kvm_cpuid2 *c;
+
+/* A KVM-like table: max basic leaf 0xd, KVM's own 0x40000000. */
+static void setup(void)
+{
+	c = calloc(1, sizeof(*c) + MAX * sizeof(c->entries[0]));
+	c->nent = 3;
+	c->entries[0] = (struct kvm_cpuid_entry2){ .function = 0, .eax = 0xd };
+	c->entries[1] = (struct kvm_cpuid_entry2){ .function = 1, .eax = 0x600 };
+	c->entries[2] = (struct kvm_cpuid_entry2){ .function = CPUID_HV_BASE,
+						   .eax = 0x40000001 };
+}
+
+static void teardown(void)
+{
+	free(c);
+}
+
+TestSuite(cpuid, .init = setup, .fini = teardown);
+
+static struct kvm_cpuid_entry2 *get(uint32_t f)
+{
+	struct kvm_cpuid_entry2 *e = cpuid_find(c, f, 0);
+
+	cr_assert(e, "leaf %#x present", f);
+	return e;
+}
+
+Test(cpuid, on_gives_all_three_leaves_exactly)
+{
+	cr_assert_eq(cpuid_set_freq(c, MAX, CPUID_FREQ_ON, 2100000, 1000000000), 0);
+	cr_expect_eq(get(0)->eax, 0x16, "max basic leaf raised");
+	/* leaves 0xe-0x14 exist, zero, so they do not read as leaf 0x16 */
+	cr_expect_eq(get(0x10)->eax, 0);
+	/* 2.1 GHz / 1 GHz = 21 / 10 */
+	cr_expect_eq(get(0x15)->eax, 10);
+	cr_expect_eq(get(0x15)->ebx, 21);
+	cr_expect_eq(get(0x15)->ecx, 1000000000);
+	cr_expect_eq((uint64_t)get(0x15)->ecx * get(0x15)->ebx / get(0x15)->eax,
+		     2100000000ull, "SDM: TSC = ECX * EBX / EAX");
+	cr_expect_eq(get(0x16)->eax, 2100);
+	cr_expect_eq(get(0x16)->ebx, 2100);
+	cr_expect_eq(get(0x16)->ecx, 1000);
+	cr_expect_eq(get(CPUID_HV_BASE)->eax, CPUID_HV_TIMING);
+	cr_expect_eq(memcmp(&get(CPUID_HV_BASE)->ebx, "irql", 4), 0);
+	cr_expect_eq(memcmp(&get(CPUID_HV_BASE)->ecx, "abir", 4), 0);
+	cr_expect_eq(memcmp(&get(CPUID_HV_BASE)->edx, "qlab", 4), 0);
+	cr_expect_eq(get(CPUID_HV_TIMING)->eax, 2100000);
+	cr_expect_eq(get(CPUID_HV_TIMING)->ebx, 1000000);
+}
+
+Test(cpuid, odd_rates_reduce_to_lowest_terms)
+{
+	cpuid_set_freq(c, MAX, CPUID_FREQ_ON, 2994374, 25000000);
+	/* 2994374000 / 25000000 = 2994374 / 25000 = 1497187 / 12500 */
+	cr_expect_eq(get(0x15)->ebx, 1497187);
+	cr_expect_eq(get(0x15)->eax, 12500);
+	cr_expect_eq((uint64_t)get(0x15)->ecx * get(0x15)->ebx / get(0x15)->eax,
+		     2994374000ull);
+}
+
+Test(cpuid, off_zeroes_them_as_hyperv_does)
+{
+	c->entries[0].eax = 0x16;
+	c->entries[c->nent++] = (struct kvm_cpuid_entry2){ .function = 0x16,
+		.eax = 2000, .ebx = 3000, .ecx = 100 };
+	cpuid_set_freq(c, MAX, CPUID_FREQ_OFF, 2100000, 1000000000);
+	cr_expect_eq(get(0x16)->eax, 0);
+	cr_expect_eq(get(0x16)->ecx, 0);
+	cr_expect_eq(get(0x15)->ecx, 0);
+	cr_expect_eq(get(CPUID_HV_TIMING)->eax, 0);
+}
+
+Test(cpuid, off_does_not_raise_the_max_leaf)
+{
+	cpuid_set_freq(c, MAX, CPUID_FREQ_OFF, 2100000, 1000000000);
+	cr_expect_eq(get(0)->eax, 0xd);
+	cr_expect_null(cpuid_find(c, 0x16, 0));
+}
+
+Test(cpuid, partial_modes)
+{
+	cpuid_set_freq(c, MAX, CPUID_FREQ_16, 2100000, 1000000000);
+	cr_expect_eq(get(0x16)->eax, 2100);
+	cr_expect_eq(get(0x15)->ecx, 0, "16: no leaf 0x15");
+	cr_expect_eq(get(CPUID_HV_TIMING)->eax, 0, "16: no 0x40000010");
+	setup();
+	cpuid_set_freq(c, MAX, CPUID_FREQ_HV, 2100000, 1000000000);
+	cr_expect_eq(get(0)->eax, 0xd, "hv: basic leaves untouched");
+	cr_expect_eq(get(CPUID_HV_TIMING)->eax, 2100000);
+}
+
+Test(cpuid, unknown_rate_is_never_guessed)
+{
+	cpuid_set_freq(c, MAX, CPUID_FREQ_ON, 0, 1000000000);
+	cr_expect_eq(get(0x15)->ecx, 0);
+	cr_expect_eq(get(0x16)->eax, 0);
+	cr_expect_eq(get(CPUID_HV_TIMING)->eax, 0);
+}
+
+Test(cpuid, no_room_is_an_error)
+{
+	cr_expect_eq(cpuid_set_freq(c, 5, CPUID_FREQ_ON, 2100000, 1000000000), -1);
+}
+
+Test(cpuid, parse)
+{
+	enum cpuid_freq f;
+
+	cr_expect_eq(cpuid_freq_parse("hv", &f), 0);
+	cr_expect_eq(f, CPUID_FREQ_HV);
+	cr_expect_eq(cpuid_freq_parse("16", &f), 0);
+	cr_expect_eq(f, CPUID_FREQ_16);
+	cr_expect_eq(cpuid_freq_parse("yes", &f), -1);
+}

@@ -1,0 +1,140 @@
+// SPDX-License-Identifier: MIT
+/* The CPUID frequency leaves (cpuid.h): a pure table editor. */
+#include <stdbool.h>
+#include <string.h>
+
+#include "cpuid.h"
+
+int cpuid_freq_parse(const char *s, enum cpuid_freq *f)
+{
+	static const char *const names[] = { "on", "off", "16", "hv" };
+	unsigned i;
+
+	for (i = 0; i < 4; i++)
+		if (!strcmp(s, names[i])) {
+			*f = (enum cpuid_freq)i;
+			return 0;
+		}
+	return -1;
+}
+
+struct kvm_cpuid_entry2 *cpuid_find(struct kvm_cpuid2 *c, uint32_t function,
+				    uint32_t index)
+{
+	unsigned i;
+
+	for (i = 0; i < c->nent; i++)
+		if (c->entries[i].function == function &&
+		    (!(c->entries[i].flags & KVM_CPUID_FLAG_SIGNIFCANT_INDEX) ||
+		     c->entries[i].index == index))
+			return &c->entries[i];
+	return NULL;
+}
+
+/* The entry for @function, index 0, added (all zero) if missing. */
+static struct kvm_cpuid_entry2 *leaf(struct kvm_cpuid2 *c, unsigned max,
+				     uint32_t function)
+{
+	struct kvm_cpuid_entry2 *e = cpuid_find(c, function, 0);
+
+	if (e)
+		return e;
+	if (c->nent >= max)
+		return NULL;
+	e = &c->entries[c->nent++];
+	memset(e, 0, sizeof(*e));
+	e->function = function;
+	return e;
+}
+
+static void zero(struct kvm_cpuid_entry2 *e)
+{
+	if (e)
+		e->eax = e->ebx = e->ecx = e->edx = 0;
+}
+
+static uint64_t gcd(uint64_t a, uint64_t b)
+{
+	while (b) {
+		uint64_t t = a % b;
+
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+/*
+ * SDM vol. 2A, leaf 15H: TSC frequency = ECX * EBX / EAX.  The ratio is
+ * reduced to lowest terms, so it is exact whenever the two rates are.
+ */
+static int leaf15(struct kvm_cpuid_entry2 *e, uint32_t tsc_khz, uint64_t apic_hz)
+{
+	uint64_t tsc = (uint64_t)tsc_khz * 1000, g;
+
+	if (!tsc || !apic_hz || apic_hz > UINT32_MAX) {
+		zero(e);
+		return 0;
+	}
+	g = gcd(tsc, apic_hz);
+	if (tsc / g > UINT32_MAX || apic_hz / g > UINT32_MAX) {
+		zero(e);
+		return 0;
+	}
+	e->eax = apic_hz / g;		/* denominator */
+	e->ebx = tsc / g;		/* numerator */
+	e->ecx = apic_hz;		/* crystal Hz */
+	e->edx = 0;
+	return 0;
+}
+
+int cpuid_set_freq(struct kvm_cpuid2 *c, unsigned max, enum cpuid_freq mode,
+		   uint32_t tsc_khz, uint64_t apic_hz)
+{
+	bool l15 = mode == CPUID_FREQ_ON, l16 = l15 || mode == CPUID_FREQ_16;
+	bool hv = l15 || mode == CPUID_FREQ_HV;
+	struct kvm_cpuid_entry2 *e0 = leaf(c, max, 0), *e, *h;
+	uint32_t f;
+
+	if (!e0)
+		return -1;
+	/* the leaves up to 0x16 must exist once the max leaf says so: a leaf
+	 * above the max reads as the highest one on Intel (SDM, CPUID) */
+	if (l16 && e0->eax < 0x16) {
+		for (f = e0->eax + 1; f <= 0x16; f++)
+			if (!leaf(c, max, f))
+				return -1;
+		e0->eax = 0x16;
+	}
+	if (e0->eax >= 0x15) {
+		if (!(e = leaf(c, max, 0x15)))
+			return -1;
+		if (l15)
+			leaf15(e, tsc_khz, apic_hz);
+		else
+			zero(e);
+	}
+	if (e0->eax >= 0x16) {
+		if (!(e = leaf(c, max, 0x16)))
+			return -1;
+		zero(e);
+		if (l16 && tsc_khz && apic_hz) {
+			e->eax = e->ebx = tsc_khz / 1000;
+			e->ecx = apic_hz / 1000000;
+		}
+	}
+	h = leaf(c, max, CPUID_HV_BASE);
+	e = leaf(c, max, CPUID_HV_TIMING);
+	if (!h || !e)
+		return -1;
+	h->eax = CPUID_HV_TIMING;
+	memcpy(&h->ebx, CPUID_HV_SIGNATURE, 4);
+	memcpy(&h->ecx, CPUID_HV_SIGNATURE + 4, 4);
+	memcpy(&h->edx, CPUID_HV_SIGNATURE + 8, 4);
+	zero(e);
+	if (hv && tsc_khz && apic_hz) {
+		e->eax = tsc_khz;
+		e->ebx = apic_hz / 1000;
+	}
+	return 0;
+}
