@@ -6,6 +6,7 @@
  */
 #include <stdint.h>
 
+#include "../guest-bench/bench.h"
 #include "calib_hw.h"
 #include "cmdline.h"
 #include "console.h"
@@ -199,6 +200,7 @@ void kmain(uint32_t magic, uint32_t info)
 		ipi_check();
 	if (check_wanted("timer"))
 		timer_check();
+	bench_run();	/* bench=...: guest-bench/, phase IRQLAB_PHASE_BENCH */
 
 	kprintf("@ready tsc=%lu\n", rdtsc());
 	kernel_exit(KERNEL_EXIT_OK);

@@ -1,0 +1,284 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The common part of the guest cases: which cases to run, the sample
+ * buffers, the statistics and the @bench record (docs/RECORDS.md).
+ */
+#include <stdint.h>
+
+#include "bench.h"
+#include "calib_hw.h"
+#include "cmdline.h"
+#include "kstring.h"
+#include "lapic.h"
+#include "printf.h"
+#include "pv.h"
+#include "smp.h"
+#include "x86.h"
+
+struct bench_case {
+	const char *name;
+	void (*run)(void);
+};
+
+/* In priority order; bench=all runs them in this order. */
+static const struct bench_case cases[] = {
+	{ "ipi_pingpong", case_ipi_pingpong },
+	{ "ipi_wake", case_ipi_wake },
+	{ "self_ipi", case_self_ipi },
+	{ "broadcast.shorthand", case_broadcast_shorthand },
+	{ "broadcast.unicast", case_broadcast_unicast },
+	{ "exit_cost.cpuid", case_exit_cpuid },
+	{ "exit_cost.pio", case_exit_pio },
+	{ "exit_cost.apic_read", case_exit_apic_read },
+	{ "exit_cost.hlt", case_exit_hlt },
+};
+#define NR_CASES	(sizeof(cases) / sizeof(cases[0]))
+
+static uint64_t bufs[2][BENCH_ITERS_MAX];
+static unsigned iters = BENCH_ITERS_DEFAULT;
+
+unsigned bench_iters(void)
+{
+	return iters;
+}
+
+uint64_t *bench_buf(unsigned which)
+{
+	return bufs[which & 1];
+}
+
+void bench_exits_begin(struct bench_exits *e)
+{
+	e->valid = !pv_snapshot(&e->before);
+}
+
+void bench_exits_end(struct bench_exits *e)
+{
+	if (e->valid)
+		e->valid = !pv_snapshot(&e->after);
+}
+
+int bench_wait(const uint32_t *p, uint32_t want)
+{
+	unsigned long n;
+
+	for (n = 0; n < BENCH_WAIT_LOOPS; n++) {
+		if (__atomic_load_n(p, __ATOMIC_ACQUIRE) >= want)
+			return 0;
+		cpu_relax();
+	}
+	return -1;
+}
+
+static uint32_t ap_entered, ap_left, ap_stop;
+
+void bench_ap_enter(void)
+{
+	__atomic_fetch_add(&ap_entered, 1, __ATOMIC_ACQ_REL);
+}
+
+void bench_ap_leave(void)
+{
+	__atomic_fetch_add(&ap_left, 1, __ATOMIC_ACQ_REL);
+}
+
+int bench_ap_stopping(void)
+{
+	return __atomic_load_n(&ap_stop, __ATOMIC_ACQUIRE);
+}
+
+int bench_aps_start(void (*fn)(void), unsigned want)
+{
+	__atomic_store_n(&ap_entered, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&ap_left, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&ap_stop, 0, __ATOMIC_RELEASE);
+	smp_run_on_aps(fn);
+	if (bench_wait(&ap_entered, want)) {
+		bench_aps_stop();
+		return -1;
+	}
+	return 0;
+}
+
+void bench_aps_stop(void)
+{
+	__atomic_store_n(&ap_stop, 1, __ATOMIC_RELEASE);
+	/* an AP waiting in HLT needs an interrupt to see the flag */
+	lapic_send_others(IPI_VEC_WAKE);
+	bench_wait(&ap_left, __atomic_load_n(&ap_entered, __ATOMIC_ACQUIRE));
+}
+
+/* Shell sort with Ciura's gaps, extended by x2.25 (no libc here). */
+static void sort_u64(uint64_t *a, unsigned n)
+{
+	static const unsigned ciura[] = { 1, 4, 10, 23, 57, 132, 301, 701 };
+	unsigned gaps[32], ng = 0, g, i, j, k;
+	uint64_t v;
+
+	for (i = 0; i < sizeof(ciura) / sizeof(ciura[0]) && ciura[i] < n; i++)
+		gaps[ng++] = ciura[i];
+	if (ng == sizeof(ciura) / sizeof(ciura[0]))
+		while ((g = gaps[ng - 1] * 9 / 4) < n && ng < 32)
+			gaps[ng++] = g;
+	for (k = ng; k-- > 0;) {
+		g = gaps[k];
+		for (i = g; i < n; i++) {
+			v = a[i];
+			for (j = i; j >= g && a[j - g] > v; j -= g)
+				a[j] = a[j - g];
+			a[j] = v;
+		}
+	}
+}
+
+/* Nearest rank: the ceil(p/100 * n)-th smallest of the sorted @a. */
+static uint64_t pct(const uint64_t *a, unsigned n, unsigned p)
+{
+	uint64_t rank = ((uint64_t)p * n + 99) / 100;
+
+	return a[rank ? rank - 1 : 0];
+}
+
+/* @x / @d with two decimals, rounded: into @buf */
+static void fmt_ratio(char *buf, size_t size, uint64_t x, uint64_t d)
+{
+	uint64_t c = (x * 100 + d / 2) / d;
+
+	ksnprintf(buf, size, "%lu.%02lu", c / 100, c % 100);
+}
+
+static uint64_t counter(const struct bench_exits *e, enum irqlab_counter c)
+{
+	if (e->before.count <= c || e->after.count <= c)
+		return 0;
+	return e->after.counter[c] - e->before.counter[c];
+}
+
+static int print_exits(char *buf, size_t size, const struct bench_exits *e,
+		       uint64_t ops)
+{
+	static const enum irqlab_counter cls[] = { IRQLAB_CNT_APIC_SEND,
+		IRQLAB_CNT_KICK, IRQLAB_CNT_APIC_EOI, IRQLAB_CNT_HLT };
+	static const char *const names[] = { "send", "kick", "eoi", "hlt" };
+	uint64_t total = counter(e, IRQLAB_CNT_TOTAL), rest = total, v;
+	char r[32];
+	int len;
+	unsigned i;
+
+	fmt_ratio(r, sizeof(r), total, ops);
+	len = ksnprintf(buf, size, " exits_per_op=%s", r);
+	for (i = 0; i < 4; i++) {
+		v = counter(e, cls[i]);
+		rest -= v < rest ? v : rest;
+		fmt_ratio(r, sizeof(r), v, ops);
+		len += ksnprintf(buf + len, size - len, " %s_exits=%s",
+				 names[i], r);
+	}
+	fmt_ratio(r, sizeof(r), rest, ops);
+	len += ksnprintf(buf + len, size - len, " other_exits=%s", r);
+	return len;
+}
+
+void bench_report(const char *name, uint64_t *s, unsigned n,
+		  const struct bench_exits *e, unsigned ops_per_sample)
+{
+	static const unsigned ps[] = { 50, 90, 99 };
+	uint64_t v[6], sum = 0, khz = calib_tsc_khz();
+	char line[512];
+	unsigned i;
+	int len;
+
+	if (!n) {
+		bench_skip(name, "no-samples");
+		return;
+	}
+	sort_u64(s, n);
+	for (i = 0; i < n; i++)
+		sum += s[i];
+	v[0] = s[0];
+	for (i = 0; i < 3; i++)
+		v[1 + i] = pct(s, n, ps[i]);
+	v[4] = s[n - 1];
+	v[5] = sum / n;
+	len = ksnprintf(line, sizeof(line), "@bench case=%s cpus=%u apic=%s "
+			"n=%u min_cyc=%lu p50_cyc=%lu p90_cyc=%lu p99_cyc=%lu "
+			"max_cyc=%lu mean_cyc=%lu", name, smp_nr_online(),
+			lapic_mode_name(), n, v[0], v[1], v[2], v[3], v[4],
+			v[5]);
+	if (khz) {
+		for (i = 0; i < 6; i++)
+			v[i] = v[i] * 1000000 / khz;
+		len += ksnprintf(line + len, sizeof(line) - len, " min_ns=%lu "
+				 "p50_ns=%lu p90_ns=%lu p99_ns=%lu max_ns=%lu "
+				 "mean_ns=%lu", v[0], v[1], v[2], v[3], v[4],
+				 v[5]);
+	}
+	if (e && e->valid)
+		len += print_exits(line + len, sizeof(line) - len, e,
+				   (uint64_t)n * (ops_per_sample ? ops_per_sample : 1));
+	kprintf("%s\n", line);
+}
+
+void bench_skip(const char *name, const char *reason)
+{
+	kprintf("@bench_skip case=%s reason=%s\n", name, reason);
+}
+
+/* iters=N: a decimal 1..BENCH_ITERS_MAX, else the default */
+static unsigned parse_iters(void)
+{
+	const char *s = cmdline_get("iters");
+	unsigned long v = 0;
+
+	if (!s)
+		return BENCH_ITERS_DEFAULT;
+	for (; *s >= '0' && *s <= '9' && v <= BENCH_ITERS_MAX; s++)
+		v = v * 10 + (*s - '0');
+	if (*s || v < 1 || v > BENCH_ITERS_MAX) {
+		kprintf("bench: iters must be 1 to %u; using %u\n",
+			BENCH_ITERS_MAX, BENCH_ITERS_DEFAULT);
+		return BENCH_ITERS_DEFAULT;
+	}
+	return v;
+}
+
+/* Run the case named by the @n bytes at @s, or say it is unknown. */
+static void run_named(const char *s, size_t n)
+{
+	char name[48];
+	unsigned i;
+
+	for (i = 0; i < NR_CASES; i++) {
+		if (strlen(cases[i].name) == n &&
+		    !strncmp(cases[i].name, s, n)) {
+			cases[i].run();
+			return;
+		}
+	}
+	ksnprintf(name, sizeof(name), "%.*s", (int)n, s);
+	bench_skip(name, "unknown");
+}
+
+void bench_run(void)
+{
+	const char *s = cmdline_get("bench"), *e;
+	unsigned i;
+
+	if (!s)
+		return;
+	iters = parse_iters();
+	pv_phase(IRQLAB_PHASE_BENCH);
+	if (!strcmp(s, "all")) {
+		for (i = 0; i < NR_CASES; i++)
+			cases[i].run();
+	} else {
+		while (*s) {
+			for (e = s; *e && *e != ','; e++)
+				;
+			if (e > s)
+				run_named(s, e - s);
+			s = *e ? e + 1 : e;
+		}
+	}
+	pv_phase(IRQLAB_PHASE_IDLE);
+}

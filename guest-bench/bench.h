@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * guest-bench: the kernel's benchmark cases (bench=NAME[,NAME...] or
+ * bench=all, iters=N), run by kmain after SMP bring-up and the checks,
+ * in phase IRQLAB_PHASE_BENCH.  Each case prints one @bench record, or
+ * @bench_skip (docs/RECORDS.md, docs/BENCHMARKS.md "Guest cases").
+ */
+#ifndef GUEST_BENCH_BENCH_H
+#define GUEST_BENCH_BENCH_H
+
+#include <stdint.h>
+
+#include "hw/irqlab.h"
+
+#define BENCH_ITERS_DEFAULT	1000
+#define BENCH_ITERS_MAX		65536
+
+/* Vectors of the cases' IPIs: above check=ipi's, below VEC_TIMER_CHECK. */
+#define BENCH_VEC_PING		0xd0	/* CPU0 -> target */
+#define BENCH_VEC_PONG		0xd1	/* target -> CPU0 */
+#define BENCH_VEC_WAKE		0xd2	/* ipi_wake */
+#define BENCH_VEC_SELF		0xd3	/* self_ipi, exit_cost.hlt */
+#define BENCH_VEC_BCAST		0xd4	/* broadcast.* */
+
+/* A bound on one wait, in PAUSE loop iterations (as ipi_check.c's). */
+#define BENCH_WAIT_LOOPS	10000000ul
+
+/* The exit counters around a sample loop (pv present), per operation. */
+struct bench_exits {
+	int valid;
+	struct irqlab_snapshot before, after;
+};
+
+/* Run the cases the command line names; no-op without bench=. */
+void bench_run(void);
+
+/* ---- for the cases ---- */
+unsigned bench_iters(void);
+/* Two sample buffers of BENCH_ITERS_MAX cycles counts each. */
+uint64_t *bench_buf(unsigned which);
+/* Snapshots right before and after the sample loop. */
+void bench_exits_begin(struct bench_exits *e);
+void bench_exits_end(struct bench_exits *e);
+/*
+ * Sort @s (@n samples, cycles) and print @bench for @name; the exit
+ * counts of @e (may be NULL) are divided by @n * @ops_per_sample.
+ */
+void bench_report(const char *name, uint64_t *s, unsigned n,
+		  const struct bench_exits *e, unsigned ops_per_sample);
+void bench_skip(const char *name, const char *reason);
+/* Spin until *@p >= @want; 0, or -1 after BENCH_WAIT_LOOPS. */
+int bench_wait(const uint32_t *p, uint32_t want);
+
+/*
+ * The APs' side: bench_aps_start(fn, want) makes the APs run @fn and
+ * waits until @want of them called bench_ap_enter(); 0, or -1 (then it
+ * stops them again).  @fn loops while !bench_ap_stopping() and calls
+ * bench_ap_leave() last; bench_aps_stop() ends it and waits for that.
+ */
+int bench_aps_start(void (*fn)(void), unsigned want);
+void bench_aps_stop(void);
+void bench_ap_enter(void);
+void bench_ap_leave(void);
+int bench_ap_stopping(void);
+
+/* The cases (case_*.c): each prints its records. */
+void case_ipi_pingpong(void);
+void case_ipi_wake(void);
+void case_self_ipi(void);
+void case_broadcast_shorthand(void);
+void case_broadcast_unicast(void);
+void case_exit_cpuid(void);
+void case_exit_pio(void);
+void case_exit_apic_read(void);
+void case_exit_hlt(void);
+
+#endif
