@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "acpi.h"
+#include "acpi_boot.h"
 #include "calib.h"
 #include "calib_hw.h"
 #include "cmdline.h"
@@ -24,7 +24,6 @@
 #include "pv.h"
 #include "x86.h"
 
-#define IDENTITY_END	0x100000000ull	/* entry.S maps [0, 4 GiB) */
 
 static uint64_t tsc_khz, lapic_khz;
 
@@ -92,26 +91,17 @@ static uint32_t hw_lapic_read(void *ctx)
 
 /* ---- the PM timer's port: ACPI FADT PM_TMR_BLK (ACPI 6.5 5.2.9) ---- */
 
-static const void *phys_identity(void *ctx, uint64_t addr, uint64_t len)
-{
-	(void)ctx;
-	if (addr == 0 || addr >= IDENTITY_END || len > IDENTITY_END - addr)
-		return NULL;
-	return (const void *)(uintptr_t)addr;
-}
-
-static struct acpi_info acpi;
-
 static void find_pm_timer(const struct mbinfo *mbi, struct calib_clock *clk)
 {
-	const void *rsdp = mbi->rsdp;
+	const struct acpi_info *acpi;
+	const char *from;
+	int err;
 
-	if (!rsdp)
-		rsdp = acpi_find_rsdp(phys_identity, NULL);
-	if (!rsdp || acpi_parse(rsdp, phys_identity, NULL, &acpi))
+	acpi = acpi_boot(mbi, &err, &from);
+	if (!acpi)
 		return;
-	clk->pm_port = acpi.pm_tmr_port;
-	clk->pm_32bit = acpi.pm_tmr_32bit;
+	clk->pm_port = acpi->pm_tmr_port;
+	clk->pm_32bit = acpi->pm_tmr_32bit;
 }
 
 /* ---- methods ---- */

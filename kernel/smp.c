@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "acpi.h"
+#include "acpi_boot.h"
 #include "gdt.h"
 #include "hw/apic.h"
 #include "idt.h"
@@ -26,7 +26,6 @@
 #include "x86.h"
 
 #define PAGE_SIZE	4096
-#define IDENTITY_END	0x100000000ull	/* entry.S maps [0, 4 GiB) */
 #define KSTACK_SIZE	(16 * 1024)	/* as entry.S's boot stack */
 
 /*
@@ -268,17 +267,6 @@ static int boot_ap(unsigned i, uint64_t page, int skip_init_delay)
 	return spin_until(&c->online, sizeof(c->online), ONLINE_WAIT_LOOPS);
 }
 
-/* acpi_phys_fn for the identity map of [0, 4 GiB) (entry.S) */
-static const void *phys_identity(void *ctx, uint64_t addr, uint64_t len)
-{
-	(void)ctx;
-	if (addr == 0 || addr >= IDENTITY_END || len > IDENTITY_END - addr)
-		return NULL;
-	return (const void *)(uintptr_t)addr;
-}
-
-static struct acpi_info acpi;
-
 /*
  * Fill cpus[1..] with the APs the MADT lists (ACPI 6.5 5.2.12): the RSDP
  * of the multiboot2 ACPI tag, else the one the BIOS-area scan finds.
@@ -287,35 +275,31 @@ static struct acpi_info acpi;
  */
 static const char *find_cpus(const struct mbinfo *mbi, uint32_t bsp_id)
 {
-	const void *rsdp = mbi->rsdp;
-	const char *from = "the multiboot2 ACPI tag";
+	const struct acpi_info *acpi;
+	const char *from;
 	int err, bsp_listed = 0;
 	unsigned i;
 
-	if (!rsdp) {
-		rsdp = acpi_find_rsdp(phys_identity, NULL);
-		from = "the BIOS area";
-	}
-	if (!rsdp) {
+	acpi = acpi_boot(mbi, &err, &from);
+	if (!from) {
 		kprintf("smp: no ACPI RSDP: only the BSP\n");
 		return "none";
 	}
-	err = acpi_parse(rsdp, phys_identity, NULL, &acpi);
-	if (err) {
+	if (!acpi) {
 		kprintf("smp: ACPI (RSDP from %s): %s: only the BSP\n", from,
 			acpi_strerror(err));
 		return "none";
 	}
 	kprintf("smp: ACPI %s RSDP from %s at 0x%lx; MADT: %u CPUs, LAPIC "
-		"at 0x%lx\n", acpi.rsdp_rev ? "2.0+" : "1.0", from,
-		acpi.rsdp_addr,
-		acpi.nr_cpus, acpi.lapic_addr);
-	if (lapic_mode() == LAPIC_XAPIC && acpi.lapic_addr != lapic_base())
+		"at 0x%lx\n", acpi->rsdp_rev ? "2.0+" : "1.0", from,
+		acpi->rsdp_addr,
+		acpi->nr_cpus, acpi->lapic_addr);
+	if (lapic_mode() == LAPIC_XAPIC && acpi->lapic_addr != lapic_base())
 		kprintf("smp: warning: the MADT says the LAPIC is at 0x%lx, "
 			"IA32_APIC_BASE 0x%lx: using the MSR\n",
-			acpi.lapic_addr, lapic_base());
-	for (i = 0; i < acpi.nr_cpus; i++) {
-		if (acpi.cpus[i].apic_id == bsp_id) {
+			acpi->lapic_addr, lapic_base());
+	for (i = 0; i < acpi->nr_cpus; i++) {
+		if (acpi->cpus[i].apic_id == bsp_id) {
 			bsp_listed = 1;
 			continue;
 		}
@@ -325,7 +309,7 @@ static const char *find_cpus(const struct mbinfo *mbi, uint32_t bsp_id)
 			break;
 		}
 		cpus[nr_cpus].index = nr_cpus;
-		cpus[nr_cpus].apic_id = acpi.cpus[i].apic_id;
+		cpus[nr_cpus].apic_id = acpi->cpus[i].apic_id;
 		nr_cpus++;
 	}
 	if (!bsp_listed)
