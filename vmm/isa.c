@@ -68,48 +68,6 @@ static const struct pit_ops isa_pit_ops = {
 	.timer_arm = pit_timer_arm,
 };
 
-static uint64_t pit_rd(void *opaque, uint64_t off, unsigned size, int cpu)
-{
-	struct vm *vm = opaque;
-	uint64_t v;
-
-	pthread_mutex_lock(&vm->isa_lock);
-	v = pit_bus_read(&vm->pit, off, size, cpu);
-	pthread_mutex_unlock(&vm->isa_lock);
-	return v;
-}
-
-static void pit_wr(void *opaque, uint64_t off, unsigned size, uint64_t val,
-		   int cpu)
-{
-	struct vm *vm = opaque;
-
-	pthread_mutex_lock(&vm->isa_lock);
-	pit_bus_write(&vm->pit, off, size, val, cpu);
-	pthread_mutex_unlock(&vm->isa_lock);
-}
-
-static uint64_t p61_rd(void *opaque, uint64_t off, unsigned size, int cpu)
-{
-	struct vm *vm = opaque;
-	uint64_t v;
-
-	pthread_mutex_lock(&vm->isa_lock);
-	v = port61_bus_read(&vm->pit, off, size, cpu);
-	pthread_mutex_unlock(&vm->isa_lock);
-	return v;
-}
-
-static void p61_wr(void *opaque, uint64_t off, unsigned size, uint64_t val,
-		   int cpu)
-{
-	struct vm *vm = opaque;
-
-	pthread_mutex_lock(&vm->isa_lock);
-	port61_bus_write(&vm->pit, off, size, val, cpu);
-	pthread_mutex_unlock(&vm->isa_lock);
-}
-
 /* ---- the IOAPIC on the APIC bus ---------------------------------------- */
 
 /* A message from the IOAPIC (no source CPU): route, then post. */
@@ -195,26 +153,44 @@ static const struct ioapic_ops isa_ioapic_ops = {
 	.rendezvous = isa_rendezvous,
 };
 
-static uint64_t ioapic_rd(void *opaque, uint64_t off, unsigned size, int cpu)
+/*
+ * Every ISA device is reached under isa_lock: one pair of bus callbacks
+ * takes it around the model's own.  A write may have started an
+ * --ioapic=naive rendezvous, which ends with it.
+ */
+static uint64_t isa_bus_read(void *opaque, uint64_t off, unsigned size,
+			     int cpu)
 {
-	struct vm *vm = opaque;
+	struct isa_dev *d = opaque;
 	uint64_t v;
 
-	pthread_mutex_lock(&vm->isa_lock);
-	v = ioapic_bus_read(&vm->ioapic, off, size, cpu);
-	pthread_mutex_unlock(&vm->isa_lock);
+	pthread_mutex_lock(&d->vm->isa_lock);
+	v = d->read(d->dev, off, size, cpu);
+	pthread_mutex_unlock(&d->vm->isa_lock);
 	return v;
 }
 
-static void ioapic_wr(void *opaque, uint64_t off, unsigned size, uint64_t val,
-		      int cpu)
+static void isa_bus_write(void *opaque, uint64_t off, unsigned size,
+			  uint64_t val, int cpu)
 {
-	struct vm *vm = opaque;
+	struct isa_dev *d = opaque;
 
-	pthread_mutex_lock(&vm->isa_lock);
-	ioapic_bus_write(&vm->ioapic, off, size, val, cpu);
-	isa_rendezvous_end(vm);
-	pthread_mutex_unlock(&vm->isa_lock);
+	pthread_mutex_lock(&d->vm->isa_lock);
+	d->write(d->dev, off, size, val, cpu);
+	isa_rendezvous_end(d->vm);
+	pthread_mutex_unlock(&d->vm->isa_lock);
+}
+
+static void isa_add(struct vm *vm, struct bus *bus, const char *name,
+		    uint64_t base, uint64_t len, void *dev,
+		    uint64_t (*rd)(void *, uint64_t, unsigned, int),
+		    void (*wr)(void *, uint64_t, unsigned, uint64_t, int))
+{
+	struct isa_dev *d = &vm->isa_devs[vm->nr_isa_devs++];
+
+	*d = (struct isa_dev){ vm, dev, rd, wr };
+	machine_add(bus, &(struct bus_dev){ name, base, len, d, isa_bus_read,
+		isa_bus_write });
 }
 
 void isa_eoi(struct vm *vm, uint8_t vector)
@@ -246,10 +222,10 @@ void isa_init(struct vm *vm)
 	if (ioapic_init(&vm->ioapic, vm->nr_vcpus, 0, vm->cfg->ioapic_policy,
 			&isa_ioapic_ops, vm))
 		die(EXIT_HOST, "IOAPIC: cannot serve %u vCPUs", vm->nr_vcpus);
-	machine_add(&vm->pio, &(struct bus_dev){ "pit", 0x40, 4, vm, pit_rd,
-		pit_wr });
-	machine_add(&vm->pio, &(struct bus_dev){ "port61", 0x61, 1, vm, p61_rd,
-		p61_wr });
-	machine_add(&vm->mmio, &(struct bus_dev){ "ioapic", IOAPIC_DEFAULT_BASE,
-		IOAPIC_MMIO_SIZE, vm, ioapic_rd, ioapic_wr });
+	isa_add(vm, &vm->pio, "pit", 0x40, 4, &vm->pit, pit_bus_read,
+		pit_bus_write);
+	isa_add(vm, &vm->pio, "port61", 0x61, 1, &vm->pit, port61_bus_read,
+		port61_bus_write);
+	isa_add(vm, &vm->mmio, "ioapic", IOAPIC_DEFAULT_BASE, IOAPIC_MMIO_SIZE,
+		&vm->ioapic, ioapic_bus_read, ioapic_bus_write);
 }

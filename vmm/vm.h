@@ -69,6 +69,15 @@ enum vcpu_state {
 
 struct vm;
 
+/* isa.c: an ISA device's bus callbacks, called under vm->isa_lock */
+struct isa_dev {
+	struct vm *vm;
+	void *dev;
+	uint64_t (*read)(void *dev, uint64_t off, unsigned size, int cpu);
+	void (*write)(void *dev, uint64_t off, unsigned size, uint64_t val,
+		      int cpu);
+};
+
 struct vcpu {
 	int id;
 	int fd;
@@ -115,6 +124,8 @@ struct vm {
 	struct pit pit;
 	timer_t pit_timer;
 	struct ioapic ioapic;
+	struct isa_dev isa_devs[4];
+	unsigned nr_isa_devs;
 
 	pthread_mutex_t lock;	/* vCPU states, stop */
 	pthread_cond_t cond;
