@@ -205,6 +205,14 @@ void ipi_check(void)
 		}
 		kprintf("ipi_check: cpu %u sent %lu received %lu\n", t, s, g);
 	}
+	/* on a failure, which pairs: the first clue to what went wrong */
+	for (f = 0; f < NR_CPUS && (lost || dup); f++)
+		for (t = 0; t < NR_CPUS; t++)
+			if (got[t][f] != sent[f][t])
+				kprintf("ipi_check: cpu %u -> cpu %u (vector "
+					"%#x): sent %u received %u\n", f, t,
+					IPI_VEC_CHECK + f, sent[f][t],
+					got[t][f]);
 	kprintf("@ipi_check sent=%lu received=%lu lost=%lu dup=%lu cpus=%u "
 		"k=%u stalls=%u tsc=%lu\n", sum_sent, sum_got, lost, dup,
 		nr_members, k, stalls, tsc);

@@ -99,8 +99,16 @@ static bool vcpu_prepare(struct vcpu *v)
 	if (irq_take_nmi(v))
 		kvm_inject_nmi(v);
 	vec = irq_before_run(v);
-	if (vec >= 0)
+	if (vec >= 0) {
 		kvm_inject_irq(v, vec);
+		/*
+		 * KVM holds it now, and only the next KVM_RUN refreshes the
+		 * flag.  Should irq_enter_guest() send us round again, a stale
+		 * 1 would let a second KVM_INTERRUPT replace this one in KVM,
+		 * its ISR bit set for a vector the guest never saw.
+		 */
+		v->run->ready_for_interrupt_injection = 0;
+	}
 	return irq_enter_guest(v);
 }
 
