@@ -10,6 +10,7 @@
  *
  * Lines: ISA IRQ0 (the PIT) is IOAPIC pin 2, as the MADT's interrupt
  * source override says (ACPI 6.5 sec. 5.2.12.5); ISA IRQ n > 0 is pin n.
+ * The pc-testdev lines (testdev.c) are ISA lines too, at ports 0x2000+n.
  */
 #include <errno.h>
 #include <signal.h>
@@ -186,7 +187,11 @@ static void isa_add(struct vm *vm, struct bus *bus, const char *name,
 		    uint64_t (*rd)(void *, uint64_t, unsigned, int),
 		    void (*wr)(void *, uint64_t, unsigned, uint64_t, int))
 {
-	struct isa_dev *d = &vm->isa_devs[vm->nr_isa_devs++];
+	struct isa_dev *d;
+
+	if (vm->nr_isa_devs == sizeof(vm->isa_devs) / sizeof(vm->isa_devs[0]))
+		die(EXIT_HOST, "isa: no room for %s", name);
+	d = &vm->isa_devs[vm->nr_isa_devs++];
 
 	*d = (struct isa_dev){ vm, dev, rd, wr };
 	machine_add(bus, &(struct bus_dev){ name, base, len, d, isa_bus_read,
@@ -228,4 +233,18 @@ void isa_init(struct vm *vm)
 		port61_bus_write);
 	isa_add(vm, &vm->mmio, "ioapic", IOAPIC_DEFAULT_BASE, IOAPIC_MMIO_SIZE,
 		&vm->ioapic, ioapic_bus_read, ioapic_bus_write);
+	/* its writes run under isa_lock, so it calls isa_set_irq() itself */
+	testdev_init(&vm->testdev, isa_set_irq, vm);
+	isa_add(vm, &vm->pio, "testdev", TESTDEV_IRQ_BASE, TESTDEV_NR_LINES,
+		&vm->testdev, testdev_bus_read, testdev_bus_write);
+}
+
+void isa_ioapic_stats(struct vm *vm, struct ioapic_stats *st)
+{
+	memset(st, 0, sizeof(*st));
+	if (!vm->ioapic.ops)
+		return;			/* no isa_init(): KVM's IOAPIC */
+	pthread_mutex_lock(&vm->isa_lock);
+	*st = vm->ioapic.stats;
+	pthread_mutex_unlock(&vm->isa_lock);
 }

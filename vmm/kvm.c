@@ -516,6 +516,34 @@ void kvm_inject_nmi(struct vcpu *v)
 }
 
 /*
+ * --irqchip=kernel: set input @gsi of KVM's interrupt controllers (its
+ * default routing: GSI n is IOAPIC pin n, and PIC line n below 16).
+ */
+void kvm_irq_line(struct vm *vm, unsigned gsi, int level)
+{
+	struct kvm_irq_level l = { .irq = gsi, .level = !!level };
+
+	if (kvm_vm_ioctl(vm, KVM_IRQ_LINE, &l) < 0)
+		warn("KVM_IRQ_LINE(%u, %d): %s", gsi, l.level, strerror(errno));
+}
+
+/* ISA line 0 is GSI 2, as in isa.c and the MADT's override: a line
+ * reaches the same IOAPIC pin in both modes. */
+static void kvm_testdev_irq(void *ctx, unsigned line, int level)
+{
+	kvm_irq_line(ctx, line == 0 ? 2 : line, level);
+}
+
+/* --irqchip=kernel: the pc-testdev lines (testdev.c) are KVM's GSIs. */
+void kvm_testdev_init(struct vm *vm)
+{
+	testdev_init(&vm->testdev, kvm_testdev_irq, vm);
+	machine_add(&vm->pio, &(struct bus_dev){ "testdev", TESTDEV_IRQ_BASE,
+		TESTDEV_NR_LINES, &vm->testdev, testdev_bus_read,
+		testdev_bus_write });
+}
+
+/*
  * SDM 11.4.3: with IA32_APIC_BASE.EN clear, CPUID.1:EDX[9] reads 0.  KVM
  * computes that bit from its own copy of the MSR, so irqlab's value is
  * written back to KVM (a host write: the filter does not apply).

@@ -193,6 +193,8 @@ int main(int argc, char **argv)
 	if (cfg.irqchip == IRQCHIP_USER) {
 		irq_init(&vm);
 		isa_init(&vm);
+	} else {
+		kvm_testdev_init(&vm);	/* isa_init() adds it for user */
 	}
 	kvm_set_boot_state(&vm.vcpus[0], entry.eip, entry.eax, entry.ebx,
 			   entry.gdt_addr, entry.gdt_limit);

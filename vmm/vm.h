@@ -24,6 +24,7 @@
 #include "mem.h"
 #include "pvport.h"
 #include "stats.h"
+#include "testdev.h"
 #include "uart.h"
 
 #define VMM_MAX_CPUS	64
@@ -106,6 +107,7 @@ struct vm {
 	struct debugdev debug;
 	struct pvport pv;
 	struct pmtimer pmtimer;
+	struct testdev testdev;	/* pc-testdev IRQ lines at 0x2000 */
 
 	unsigned phase;		/* enum irqlab_phase, relaxed atomic */
 
@@ -124,7 +126,7 @@ struct vm {
 	struct pit pit;
 	timer_t pit_timer;
 	struct ioapic ioapic;
-	struct isa_dev isa_devs[4];
+	struct isa_dev isa_devs[8];
 	unsigned nr_isa_devs;
 
 	pthread_mutex_t lock;	/* vCPU states, stop */
@@ -147,6 +149,8 @@ void machine_mmio_name(void *vm, uint64_t addr, char *buf, size_t len);
 void isa_init(struct vm *vm);
 void isa_eoi(struct vm *vm, uint8_t vector);
 void isa_set_line(struct vm *vm, unsigned line, int level);
+/* the IOAPIC counters of a snapshot, read under isa_lock (0s if none) */
+void isa_ioapic_stats(struct vm *vm, struct ioapic_stats *st);
 
 /* exit.c: one exit, as KVM reported it in vcpu->run */
 enum exit_action {
@@ -170,6 +174,8 @@ void kvm_dump_vcpu(struct vcpu *v, const char *why);
 void kvm_set_sipi_state(struct vcpu *v, uint8_t vector);
 void kvm_inject_irq(struct vcpu *v, int vector);
 void kvm_inject_nmi(struct vcpu *v);
+void kvm_irq_line(struct vm *vm, unsigned gsi, int level);
+void kvm_testdev_init(struct vm *vm);	/* --irqchip=kernel */
 void kvm_sync_apic_base(struct vcpu *v);
 
 /* vcpu.c.  The kick signal interrupts KVM_RUN and sets immediate_exit. */
