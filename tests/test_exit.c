@@ -126,6 +126,40 @@ Test(exit, protocol_exits_are_kept_apart)
 	cr_assert_eq(s->counter[IRQLAB_CNT_PIO], 1);
 	cr_assert_eq(s->counter[IRQLAB_CNT_PROTOCOL], 2,
 		     "the snapshot counts itself in PROTOCOL");
+	cr_assert_eq(s->count, IRQLAB_NR_COUNTERS);
+	cr_assert_eq(s->counter[IRQLAB_CNT_RTE_WRITES], 0, "no IOAPIC here");
+}
+
+/* the IOAPIC's counters, VM-wide, appended after the exit classes */
+static void no_tmr(void *ctx, unsigned cpu, const uint32_t *tmr)
+{
+	(void)ctx, (void)cpu, (void)tmr;
+}
+
+static uint64_t no_dest(void *ctx, uint32_t dest, bool logical)
+{
+	(void)ctx, (void)dest, (void)logical;
+	return 0;
+}
+
+Test(exit, snapshot_has_the_ioapic_counters)
+{
+	static const struct ioapic_ops ops = { .tmr_update = no_tmr,
+					       .dest_mask = no_dest };
+	struct irqlab_snapshot *s = (void *)(vm.mem.host + 0x1000);
+
+	pthread_mutex_init(&vm.isa_lock, NULL);
+	cr_assert_eq(ioapic_init(&vm.ioapic, 2, 0, IOAPIC_OPTIMIZED, &ops,
+				 NULL), 0);
+	vm.ioapic.stats.rte_writes = 7;
+	vm.ioapic.stats.tmr_updates = 3;
+	vm.ioapic.stats.vcpu_kicks = 2;
+	s->size = sizeof(*s);
+	pio(&vcpus[0], KVM_EXIT_IO_OUT, IRQLAB_PORT_SNAPSHOT, 4, 1, 0x1000);
+	cr_assert_eq(s->counter[IRQLAB_CNT_RTE_WRITES], 7);
+	cr_assert_eq(s->counter[IRQLAB_CNT_TMR_UPDATES], 3);
+	cr_assert_eq(s->counter[IRQLAB_CNT_VCPU_KICKS], 2);
+	cr_assert_eq(s->counter[IRQLAB_CNT_PROTOCOL], 1);
 }
 
 Test(exit, phase_marks_split_counts)

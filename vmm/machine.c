@@ -41,12 +41,18 @@ static void machine_snapshot(void *ctx, struct irqlab_snapshot *snap)
 {
 	struct vm *vm = ctx;
 	struct vcpu_stats *v[VMM_MAX_CPUS];
+	struct ioapic_stats io;
 	unsigned i;
 
 	for (i = 0; i < vm->nr_vcpus; i++)
 		v[i] = &vm->vcpus[i].stats;
 	stats_snapshot(v, vm->nr_vcpus, snap,
 		       __atomic_load_n(&vm->phase, __ATOMIC_RELAXED));
+	/* the IOAPIC's, one consistent set (isa_lock) */
+	isa_ioapic_stats(vm, &io);
+	snap->counter[IRQLAB_CNT_RTE_WRITES] = io.rte_writes;
+	snap->counter[IRQLAB_CNT_TMR_UPDATES] = io.tmr_updates;
+	snap->counter[IRQLAB_CNT_VCPU_KICKS] = io.vcpu_kicks;
 }
 
 static uint64_t machine_now(void *ctx)

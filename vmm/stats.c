@@ -72,7 +72,8 @@ void stats_snapshot(struct vcpu_stats *const *v, unsigned n,
 	snap->ncpus = n;
 	snap->phase = phase;
 	for (c = 0; c < IRQLAB_NR_COUNTERS; c++)
-		snap->counter[c] = stats_sum_class(v, n, c);
+		snap->counter[c] = c < IRQLAB_NR_EXIT_CLASSES ?
+				   stats_sum_class(v, n, c) : 0;
 }
 
 static const char *const reason_names[STATS_NR_REASONS] = {
@@ -120,6 +121,7 @@ const char *stats_class_name(unsigned cls)
 	static const char *const names[IRQLAB_NR_COUNTERS] = {
 		"total", "pio", "mmio", "msr", "hlt", "irq_window", "kick",
 		"other", "protocol", "apic", "apic_send", "apic_eoi",
+		"rte_writes", "tmr_updates", "vcpu_kicks",
 	};
 
 	return cls < IRQLAB_NR_COUNTERS ? names[cls] : "?";
@@ -368,7 +370,7 @@ void stats_print_json(FILE *f, const struct stats_report *r)
 		fputc('}', f);
 	}
 	fputs("},\"classes\":{", f);
-	for (c = 0; c < IRQLAB_NR_COUNTERS; c++)
+	for (c = 0; c < IRQLAB_NR_EXIT_CLASSES; c++)
 		fprintf(f, "%s\"%s\":%" PRIu64, c ? "," : "",
 			stats_class_name(c),
 			stats_sum_class(r->vcpu, r->nr_vcpus, c));

@@ -34,7 +34,7 @@ struct stats_table {
 struct vcpu_stats {
 	uint64_t reason[IRQLAB_NR_PHASES][STATS_NR_REASONS];
 	uint64_t reason_ns[STATS_NR_REASONS];	/* userspace handling time */
-	uint64_t cls[IRQLAB_NR_PHASES][IRQLAB_NR_COUNTERS];
+	uint64_t cls[IRQLAB_NR_PHASES][IRQLAB_NR_EXIT_CLASSES];
 	struct stats_table port;
 	struct stats_table mmio;
 	struct stats_table msr;
@@ -61,7 +61,8 @@ void stats_exit(struct vcpu_stats *s, unsigned phase, unsigned reason,
 /* Sum class @cls over vCPUs and phases. */
 uint64_t stats_sum_class(struct vcpu_stats *const *v, unsigned n, unsigned cls);
 
-/* Fill a guest snapshot (counters summed over all vCPUs and phases). */
+/* Fill a guest snapshot: the exit classes summed over all vCPUs and
+ * phases; the VM-wide counters after them are left 0 for the caller. */
 void stats_snapshot(struct vcpu_stats *const *v, unsigned n,
 		    struct irqlab_snapshot *snap, unsigned phase);
 

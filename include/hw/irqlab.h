@@ -55,8 +55,18 @@ enum irqlab_counter {
 	IRQLAB_CNT_APIC,	/* local APIC register accesses (MMIO or MSR) */
 	IRQLAB_CNT_APIC_SEND,	/* ICR writes (xAPIC ICR_LO/ICR_HI, x2APIC ICR) */
 	IRQLAB_CNT_APIC_EOI,	/* EOI writes */
+	/*
+	 * Not exits: the IOAPIC's own counters, VM-wide (--irqchip=user;
+	 * 0 where irqlab has no IOAPIC).  Appended, so a guest built with
+	 * fewer counters still works (it sets a smaller size).
+	 */
+	IRQLAB_CNT_RTE_WRITES,	/* redirection-entry dword writes */
+	IRQLAB_CNT_TMR_UPDATES,	/* a vCPU's level-vector set rewritten */
+	IRQLAB_CNT_VCPU_KICKS,	/* vCPUs forced out for a TMR change */
 	IRQLAB_NR_COUNTERS
 };
+/* The exit classes come first; the counters from here on are VM-wide. */
+#define IRQLAB_NR_EXIT_CLASSES	IRQLAB_CNT_RTE_WRITES
 
 /*
  * Filled by the VMM on an outl(IRQLAB_PORT_SNAPSHOT, gpa).  The guest sets
