@@ -14,13 +14,15 @@
 
 #include "calib.h"
 #include "calib_int.h"
+#include "hw/pit.h"
 
 /* 8254 control word (8254 data sheet, "Control Word Format"): counter 2
- * (SC = 10), LSB then MSB (RW = 11), mode 0 (M = 000), binary. */
-#define PIT_CW_CH2_MODE0	0xb0
-#define SYSB_GATE2		0x01
-#define SYSB_SPEAKER		0x02
-#define SYSB_OUT2		0x20
+ * (SC = 10), LSB then MSB (RW = 11), mode 0 (M = 000), binary: 0xb0.
+ * kernel/pit.c's pit_ch2_start() is the same sequence, untimed. */
+#define PIT_CW_CH2_MODE0	(PIT_SC(2) | PIT_RW_BOTH | PIT_MODE(0))
+#define SYSB_GATE2		SYS_B_GATE2
+#define SYSB_SPEAKER		SYS_B_SPKR
+#define SYSB_OUT2		SYS_B_OUT2
 
 static uint32_t in8(const struct calib_clock *clk, struct calib_result *r,
 		    uint16_t port)

@@ -14,10 +14,12 @@
 #include "fwcfg.h"
 #include "gdt.h"
 #include "idt.h"
+#include "ioapic.h"
 #include "ipi_check.h"
 #include "timer_check.h"
 #include "mbinfo.h"
 #include "panic.h"
+#include "pic.h"
 #include "printf.h"
 #include "pv.h"
 #include "kstring.h"
@@ -191,6 +193,8 @@ void kmain(uint32_t magic, uint32_t info)
 			CMDLINE_MAX - 1, CMDLINE_MAX_ARGS);
 
 	calib_boot(&mbi);
+	pic_disable();		/* the 8259s masked: IOAPIC and LAPICs only */
+	ioapic_init(&mbi);	/* every entry masked */
 	smp_init(&mbi, loader_lo, loader_hi);
 
 	what = cmdline_get("crash");
