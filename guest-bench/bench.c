@@ -31,6 +31,7 @@ static const struct bench_case cases[] = {
 	{ "exit_cost.pio", case_exit_pio },
 	{ "exit_cost.apic_read", case_exit_apic_read },
 	{ "exit_cost.hlt", case_exit_hlt },
+	{ "ioapic_rotate", case_ioapic_rotate },
 };
 #define NR_CASES	(sizeof(cases) / sizeof(cases[0]))
 

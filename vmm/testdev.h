@@ -12,8 +12,7 @@
 
 #include <stdint.h>
 
-#define TESTDEV_IRQ_BASE	0x2000	/* as QEMU's pc-testdev */
-#define TESTDEV_NR_LINES	24
+#include "hw/testdev.h"		/* TESTDEV_IRQ_BASE, TESTDEV_NR_LINES */
 
 struct testdev {
 	void (*set_irq)(void *ctx, unsigned line, int level);

@@ -1,0 +1,249 @@
+// SPDX-License-Identifier: MIT
+/*
+ * ioapic_rotate: the Windows redirection-entry storm (issue 4).  Windows
+ * 11 and Server 2025 keep moving an IOAPIC entry's destination across
+ * the CPUs, each time writing the low dword unchanged and then the high
+ * dword with the new destination.  A VMM that stops every vCPU on each
+ * such write (bhyve: a rendezvous to rebuild the TMRs) pays for it on
+ * every CPU; irqlab-vmm's optimized IOAPIC does no cross-vCPU work for a
+ * destination-only change of an edge entry.
+ *
+ *   mode=edge   one edge entry (unmasked, the line idle); every online
+ *               CPU but this one spins in the guest, and this one rotates
+ *               the destination over every APIC ID, iters times.
+ *   mode=level  a level entry on a pc-testdev line, moved the same way;
+ *               after each move the line is asserted and the interrupt
+ *               must reach the new destination and no other CPU (its
+ *               handler deasserts the line, then EOIs).
+ *
+ * The IOAPIC's own counters (rte_writes, tmr_updates, vcpu_kicks) come
+ * from the irqlab snapshot (docs/PROTOCOL.md); without the protocol they
+ * print as na.  docs/BENCHMARKS.md has the numbers.
+ */
+#include <stdint.h>
+
+#include "bench.h"
+#include "calib.h"
+#include "calib_hw.h"
+#include "hw/testdev.h"
+#include "idt.h"
+#include "ioapic.h"
+#include "lapic.h"
+#include "kstring.h"
+#include "printf.h"
+#include "smp.h"
+#include "x86.h"
+
+#define ROT_LINE	7	/* edge: ISA line 7's pin, never asserted */
+#define LEVEL_LINE	3	/* level: a free line on irqlab and QEMU */
+
+static uint8_t ids[NR_CPUS];		/* APIC IDs of the online CPUs */
+static unsigned idx[NR_CPUS];		/* ... and their cpus[] index */
+static unsigned nids;
+static uint32_t got[NR_CPUS];		/* level interrupts, per cpus[] */
+static uint32_t got_total;
+
+static void spin_ap(void)
+{
+	bench_ap_enter();
+	while (!bench_ap_stopping())
+		cpu_relax();
+	bench_ap_leave();
+}
+
+static void level_handler(struct trap_frame *tf)
+{
+	(void)tf;
+	__atomic_fetch_add(&got[this_cpu()->index], 1, __ATOMIC_RELEASE);
+	__atomic_fetch_add(&got_total, 1, __ATOMIC_RELEASE);
+	/* deassert, then EOI: remote IRR clears with the line low */
+	outb(TESTDEV_IRQ_PORT(LEVEL_LINE), 0);
+	lapic_eoi();
+}
+
+static uint64_t delta(const struct bench_exits *e, enum irqlab_counter c,
+		      int *have)
+{
+	if (!e->valid || e->before.count <= c || e->after.count <= c) {
+		*have = 0;
+		return 0;
+	}
+	return e->after.counter[c] - e->before.counter[c];
+}
+
+/* "123" or "na" */
+static const char *num(char *buf, int have, uint64_t v)
+{
+	if (!have)
+		return "na";
+	ksnprintf(buf, 24, "%lu", v);
+	return buf;
+}
+
+static uint64_t cyc_to_ns(uint64_t cyc)
+{
+	uint64_t khz = calib_tsc_khz();
+
+	return khz ? calib_muldiv(cyc, 1000000, khz) : 0;
+}
+
+/* Two decimals of @x / @d, into @buf */
+static const char *ratio(char *buf, uint64_t x, uint64_t d)
+{
+	uint64_t c = d ? (x * 100 + d / 2) / d : 0;
+
+	ksnprintf(buf, 24, "%lu.%02lu", c / 100, c % 100);
+	return buf;
+}
+
+static void print_counts(char *line, int len, size_t size,
+			 const struct bench_exits *e)
+{
+	char b[3][24];
+	int h = 1;
+	uint64_t w = delta(e, IRQLAB_CNT_RTE_WRITES, &h);
+	uint64_t t = delta(e, IRQLAB_CNT_TMR_UPDATES, &h);
+	uint64_t k = delta(e, IRQLAB_CNT_VCPU_KICKS, &h);
+
+	ksnprintf(line + len, size - len, " rte_writes=%s tmr_updates=%s "
+		  "kicks=%s", num(b[0], h, w), num(b[1], h, t),
+		  num(b[2], h, k));
+}
+
+/* The cost of a do-nothing IOAPIC access pair (IOREGSEL, IOWIN read). */
+static uint64_t read_cycles(unsigned n)
+{
+	uint64_t t0 = rdtsc();
+	unsigned i;
+
+	for (i = 0; i < n; i++)
+		(void)ioapic_read(IOAPIC_REG_VER);
+	return (rdtsc() - t0) / n;
+}
+
+static void rotate_edge(unsigned pin, unsigned m)
+{
+	uint32_t lo = BENCH_VEC_IOAPIC_EDGE;	/* fixed, physical, edge */
+	uint64_t *s = bench_buf(0), t0, sum = 0, rd;
+	unsigned i, j, writes = 2 * m * nids;
+	struct bench_exits e;
+	char line[400], b[24];
+	int len;
+
+	ioapic_rte_write(pin, lo);	/* edge, unmasked, dest ids[0] */
+	rd = read_cycles(m < 1000 ? m : 1000);
+	bench_exits_begin(&e);
+	for (i = 0; i < m; i++) {
+		t0 = rdtsc();
+		for (j = 0; j < nids; j++)
+			ioapic_rte_write_lo_hi(pin, lo, (uint32_t)ids[j] <<
+					       IOAPIC_RTE_DEST_SHIFT);
+		s[i] = rdtsc() - t0;
+		sum += s[i];
+	}
+	bench_exits_end(&e);
+	ioapic_mask(pin);
+	bench_report("ioapic_rotate.edge", s, m, &e, 2 * nids);
+	len = ksnprintf(line, sizeof(line), "@ioapic_rotate mode=edge cpus=%u "
+			"rotations=%u writes=%u ns_per_write=%lu read_ns=%lu "
+			"vs_read=%s", nids, m, writes, cyc_to_ns(sum / writes),
+			cyc_to_ns(rd), ratio(b, sum, (uint64_t)rd * writes));
+	print_counts(line, len, sizeof(line), &e);
+	kprintf("%s\n", line);
+}
+
+static void rotate_level(unsigned pin, unsigned m)
+{
+	uint32_t lo = BENCH_VEC_IOAPIC_LEVEL | IOAPIC_RTE_LEVEL;
+	uint32_t before[NR_CPUS], want;
+	uint64_t t0, sum = 0;
+	unsigned i, c, t, ok = 0, lost = 0, wrong = 0;
+	struct bench_exits e;
+	char line[400];
+	int len;
+
+	idt_set_handler(BENCH_VEC_IOAPIC_LEVEL, level_handler);
+	outb(TESTDEV_IRQ_PORT(LEVEL_LINE), 0);
+	ioapic_rte_write(pin, lo | IOAPIC_RTE_MASKED);
+	ioapic_unmask(pin);
+	sti();
+	bench_exits_begin(&e);
+	for (i = 0; i < m; i++) {
+		t = i % nids;
+		for (c = 0; c < NR_CPUS; c++)
+			before[c] = __atomic_load_n(&got[c], __ATOMIC_ACQUIRE);
+		want = __atomic_load_n(&got_total, __ATOMIC_ACQUIRE) + 1;
+		t0 = rdtsc();
+		ioapic_rte_write_lo_hi(pin, lo, (uint32_t)ids[t] <<
+				       IOAPIC_RTE_DEST_SHIFT);
+		sum += rdtsc() - t0;
+		outb(TESTDEV_IRQ_PORT(LEVEL_LINE), 1);
+		if (bench_wait(&got_total, want)) {
+			lost++;
+			outb(TESTDEV_IRQ_PORT(LEVEL_LINE), 0);
+			if (i == 0)
+				break;	/* no testdev, or no delivery at all */
+			continue;
+		}
+		for (c = 0; c < NR_CPUS; c++) {
+			uint32_t d = __atomic_load_n(&got[c], __ATOMIC_ACQUIRE) -
+				     before[c];
+
+			if (d != (c == idx[t]))
+				break;
+		}
+		if (c == NR_CPUS)
+			ok++;
+		else
+			wrong++;
+	}
+	bench_exits_end(&e);
+	cli();
+	ioapic_mask(pin);
+	outb(TESTDEV_IRQ_PORT(LEVEL_LINE), 0);
+	idt_set_handler(BENCH_VEC_IOAPIC_LEVEL, NULL);
+	if (!ok && lost) {
+		bench_skip("ioapic_rotate.level", "no-interrupt");
+		return;
+	}
+	len = ksnprintf(line, sizeof(line), "@ioapic_rotate mode=level "
+			"cpus=%u moves=%u writes=%u ns_per_write=%lu "
+			"delivered_ok=%u wrong_cpu=%u lost=%u", nids, m, 2 * m,
+			cyc_to_ns(sum / (2 * m)), ok, wrong, lost);
+	print_counts(line, len, sizeof(line), &e);
+	kprintf("%s\n", line);
+}
+
+void case_ioapic_rotate(void)
+{
+	unsigned i, m = bench_iters(), aps;
+	int pin, lpin;
+
+	pin = ioapic_isa_pin(ROT_LINE, NULL);
+	lpin = ioapic_isa_pin(LEVEL_LINE, NULL);
+	if (!ioapic_present() || pin < 0 || lpin < 0) {
+		bench_skip("ioapic_rotate", "no-ioapic");
+		return;
+	}
+	if (lapic_mode() == LAPIC_NONE) {
+		bench_skip("ioapic_rotate", "no-apic");
+		return;
+	}
+	for (nids = 0, i = 0; i < NR_CPUS; i++) {
+		if (!__atomic_load_n(&cpus[i].online, __ATOMIC_ACQUIRE))
+			continue;
+		if (cpus[i].apic_id > 0xfe)
+			continue;	/* not an 8-bit physical destination */
+		idx[nids] = i;
+		ids[nids++] = (uint8_t)cpus[i].apic_id;
+	}
+	aps = smp_nr_online() - 1;
+	if (aps && bench_aps_start(spin_ap, aps)) {
+		bench_skip("ioapic_rotate", "ap-timeout");
+		return;
+	}
+	rotate_edge((unsigned)pin, m);
+	rotate_level((unsigned)lpin, m);
+	if (aps)
+		bench_aps_stop();
+}
