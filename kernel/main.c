@@ -15,6 +15,7 @@
 #include "gdt.h"
 #include "idt.h"
 #include "ioapic.h"
+#include "ioapic_check.h"
 #include "ipi_check.h"
 #include "timer_check.h"
 #include "mbinfo.h"
@@ -204,6 +205,8 @@ void kmain(uint32_t magic, uint32_t info)
 		ipi_check();
 	if (check_wanted("timer"))
 		timer_check();
+	if (check_wanted("ioapic"))
+		ioapic_check();
 	bench_run();	/* bench=...: guest-bench/, phase IRQLAB_PHASE_BENCH */
 
 	kprintf("@ready tsc=%lu\n", rdtsc());

@@ -13,6 +13,8 @@
 #define IPI_VEC_CHECK	0x40	/* ipi_check.c: 0x40 + the sender's index */
 #define IPI_VEC_WAKE	0xf0	/* wake an idle AP to look at its work */
 #define VEC_TIMER_CHECK	0xe0	/* timer_check.c: the LAPIC timer */
+#define VEC_IOAPIC_CHECK	0xe1	/* ioapic_check.c: the testdev line */
+#define VEC_IOAPIC_CHECK_PIT	0xe2	/* ioapic_check.c: PIT channel 0 */
 
 #if IPI_VEC_CHECK + NR_CPUS > IPI_VEC_WAKE
 #error "the check vectors run into the wake-up vector"

@@ -1,0 +1,288 @@
+// SPDX-License-Identifier: MIT
+/*
+ * check=ioapic: the IOAPIC's pin rules (82093AA datasheet 3.2.4), driven
+ * from inside through pc-testdev lines (outb(0x2000 + n, level): QEMU's
+ * -device pc-testdev, irqlab-vmm always).  Each step is one ok or fail:
+ *
+ *   edge    a rising edge delivers once; the line held high delivers
+ *           nothing more; low then high again delivers again.
+ *   level   asserted: one delivery and remote IRR set, nothing more
+ *           until the EOI; the EOI with the line still high delivers
+ *           again; deasserted and then EOI'd: no more, remote IRR clear.
+ *   masked  a level line asserted while masked delivers nothing; the
+ *           unmask delivers it.
+ *   dest    an edge, then a level entry moved to each online CPU in
+ *           turn (low dword unchanged, then the high dword): each
+ *           assertion reaches that CPU and no other.
+ *   pit     informational, not a step: PIT channel 0 periodic on ISA
+ *           IRQ0's pin (the MADT override) gives interrupts.
+ *
+ * "Nothing more" is checked by waiting QUIET_US; the handler counts per
+ * CPU and, per step, EOIs at once, deasserts then EOIs, or leaves the
+ * EOI to the step (HOLD: the interrupt stays in service on the BSP).
+ */
+#include <stdint.h>
+
+#include "calib_hw.h"
+#include "hw/testdev.h"
+#include "idt.h"
+#include "ioapic.h"
+#include "ioapic_check.h"
+#include "lapic.h"
+#include "panic.h"
+#include "pit.h"
+#include "printf.h"
+#include "smp.h"
+#include "x86.h"
+
+#define LINE		3		/* free on irqlab and QEMU */
+#define VEC		VEC_IOAPIC_CHECK
+#define QUIET_US	2000		/* how long "nothing more" waits */
+#define WAIT_LOOPS	10000000ul	/* as ipi_check's bound */
+
+enum hmode { H_EOI, H_HOLD, H_DEASSERT };
+
+static volatile enum hmode hmode;
+static uint32_t got[NR_CPUS], total;
+static unsigned ok, fail, pin;
+
+static void handler(struct trap_frame *tf)
+{
+	(void)tf;
+	__atomic_fetch_add(&got[this_cpu()->index], 1, __ATOMIC_RELEASE);
+	__atomic_fetch_add(&total, 1, __ATOMIC_RELEASE);
+	if (hmode == H_DEASSERT)
+		outb(TESTDEV_IRQ_PORT(LINE), 0);
+	if (hmode != H_HOLD)
+		lapic_eoi();
+}
+
+static void line(int level)
+{
+	outb(TESTDEV_IRQ_PORT(LINE), level ? 1 : 0);
+}
+
+static uint32_t count(void)
+{
+	return __atomic_load_n(&total, __ATOMIC_ACQUIRE);
+}
+
+/* Wait (IF=1) until total reaches @want; 0, or -1 after the bound. */
+static int wait_total(uint32_t want)
+{
+	unsigned long n;
+
+	for (n = 0; n < WAIT_LOOPS; n++) {
+		if (count() >= want)
+			return 0;
+		cpu_relax();
+	}
+	return -1;
+}
+
+/* Let QUIET_US pass with interrupts on (by the TSC, else a loop). */
+static void quiet(void)
+{
+	uint64_t khz = calib_tsc_khz(), t0 = rdtsc();
+	unsigned long n;
+
+	if (khz) {
+		while (rdtsc() - t0 < khz * QUIET_US / 1000)
+			cpu_relax();
+		return;
+	}
+	for (n = 0; n < WAIT_LOOPS / 10; n++)
+		cpu_relax();
+}
+
+static int remote_irr(void)
+{
+	return !!(ioapic_rte_read(pin) & IOAPIC_RTE_REMOTE_IRR);
+}
+
+static void step(const char *what, int good)
+{
+	if (good) {
+		ok++;
+		return;
+	}
+	fail++;
+	kprintf("ioapic_check: %s: FAILED (deliveries %u, rte 0x%lx)\n",
+		what, count(), ioapic_rte_read(pin));
+}
+
+static void program(uint32_t lo, uint32_t dest)
+{
+	ioapic_rte_write(pin, ((uint64_t)dest << (32 + IOAPIC_RTE_DEST_SHIFT)) |
+				      lo | IOAPIC_RTE_MASKED);
+	if (!(lo & IOAPIC_RTE_MASKED))
+		ioapic_unmask(pin);
+}
+
+static void check_edge(uint32_t bsp)
+{
+	uint32_t c = count();
+
+	hmode = H_EOI;
+	program(VEC, bsp);
+	line(1);
+	step("edge: rising edge delivers", !wait_total(c + 1));
+	line(1);
+	quiet();
+	step("edge: held high delivers once", count() == c + 1);
+	line(0);
+	line(1);
+	step("edge: a second edge delivers", !wait_total(c + 2));
+	line(0);
+	quiet();
+	step("edge: no more", count() == c + 2);
+	ioapic_mask(pin);
+}
+
+static void check_level(uint32_t bsp)
+{
+	uint32_t c = count();
+
+	hmode = H_HOLD;
+	program(VEC | IOAPIC_RTE_LEVEL, bsp);
+	line(1);
+	step("level: asserted delivers", !wait_total(c + 1));
+	quiet();
+	step("level: once until the EOI", count() == c + 1);
+	step("level: remote IRR set", remote_irr());
+	lapic_eoi();		/* still asserted: again */
+	step("level: EOI re-delivers while asserted", !wait_total(c + 2));
+	line(0);
+	lapic_eoi();		/* deasserted first: nothing */
+	quiet();
+	step("level: deassert then EOI does not", count() == c + 2);
+	step("level: remote IRR clear", !remote_irr());
+	ioapic_mask(pin);
+}
+
+static void check_masked(uint32_t bsp)
+{
+	uint32_t c = count();
+
+	hmode = H_DEASSERT;
+	program(VEC | IOAPIC_RTE_LEVEL | IOAPIC_RTE_MASKED, bsp);
+	line(1);
+	quiet();
+	step("masked: asserted while masked waits", count() == c);
+	ioapic_unmask(pin);
+	step("masked: unmask delivers", !wait_total(c + 1));
+	quiet();
+	step("masked: once", count() == c + 1 && !remote_irr());
+	ioapic_mask(pin);
+	line(0);
+}
+
+/* Move the entry to each online CPU in the Windows pattern, assert. */
+static void check_dest(uint32_t lo)
+{
+	uint32_t before[NR_CPUS], c;
+	unsigned i, t;
+	int right;
+
+	hmode = H_DEASSERT;
+	program(lo, cpus[0].apic_id);
+	for (t = 0; t < NR_CPUS; t++) {
+		if (!__atomic_load_n(&cpus[t].online, __ATOMIC_ACQUIRE) ||
+		    cpus[t].apic_id > 0xfe)
+			continue;
+		for (i = 0; i < NR_CPUS; i++)
+			before[i] = __atomic_load_n(&got[i], __ATOMIC_ACQUIRE);
+		c = count();
+		ioapic_rte_write_lo_hi(pin, lo, cpus[t].apic_id <<
+				       IOAPIC_RTE_DEST_SHIFT);
+		line(1);
+		right = !wait_total(c + 1);
+		if (!(lo & IOAPIC_RTE_LEVEL))
+			line(0);
+		quiet();
+		for (i = 0; i < NR_CPUS && right; i++)
+			right = got[i] - before[i] == (i == t);
+		step(lo & IOAPIC_RTE_LEVEL ? "dest: level move" :
+		     "dest: edge move", right);
+		if (!right)
+			kprintf("ioapic_check: the move was to cpu %u (APIC "
+				"ID %u)\n", t, cpus[t].apic_id);
+	}
+	ioapic_mask(pin);
+	line(0);
+}
+
+/* PIT channel 0, 1 kHz, on IRQ0's pin: how many periods in 20 ms. */
+static unsigned pit_irqs;
+
+static void pit_handler(struct trap_frame *tf)
+{
+	(void)tf;
+	pit_irqs++;
+	lapic_eoi();
+}
+
+static const char *check_pit(uint32_t bsp)
+{
+	int p = ioapic_isa_pin(0, NULL);
+	unsigned i;
+
+	if (p < 0)
+		return "no-pin";
+	idt_set_handler(VEC_IOAPIC_CHECK_PIT, pit_handler);
+	ioapic_rte_write((unsigned)p, ((uint64_t)bsp << 56) |
+			 VEC_IOAPIC_CHECK_PIT);
+	pit_ch0_periodic(pit_ticks_for_us(1000));
+	for (i = 0; i < 10; i++)
+		quiet();
+	pit_ch0_stop();
+	ioapic_mask((unsigned)p);
+	quiet();
+	idt_set_handler(VEC_IOAPIC_CHECK_PIT, NULL);
+	return pit_irqs ? "ok" : "none";
+}
+
+void ioapic_check(void)
+{
+	uint32_t bsp = cpus[0].apic_id;
+	const char *pit;
+	int p;
+
+	p = ioapic_isa_pin(LINE, NULL);
+	if (lapic_mode() == LAPIC_NONE || p < 0) {
+		kprintf("@ioapic_check skipped=%s\n", p < 0 ? "no-ioapic" :
+			"no-apic");
+		return;
+	}
+	pin = (unsigned)p;
+	idt_set_handler(VEC, handler);
+	line(0);
+	sti();
+	/* is there a test device at all?  One edge tells. */
+	hmode = H_EOI;
+	program(VEC, bsp);
+	line(1);
+	if (wait_total(1)) {
+		ioapic_mask(pin);
+		line(0);
+		cli();
+		kprintf("@ioapic_check skipped=no-testdev\n");
+		return;
+	}
+	line(0);
+	ioapic_mask(pin);
+	check_edge(bsp);
+	check_level(bsp);
+	check_masked(bsp);
+	check_dest(VEC);
+	check_dest(VEC | IOAPIC_RTE_LEVEL);
+	pit = check_pit(bsp);
+	cli();
+	idt_set_handler(VEC, NULL);
+	kprintf("@ioapic_check ok=%u fail=%u cpus=%u pin=%u deliveries=%u "
+		"pit=%s pit_irqs=%u\n", ok, fail, smp_nr_online(), pin,
+		count(), pit, pit_irqs);
+	if (fail)
+		panic("the IOAPIC check failed", "reason=ioapic-check ok=%u "
+		      "fail=%u", ok, fail);
+}
