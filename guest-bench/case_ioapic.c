@@ -201,7 +201,8 @@ static void rotate_level(unsigned pin, unsigned m)
 	cli();
 	ioapic_mask(pin);
 	outb(TESTDEV_IRQ_PORT(LEVEL_LINE), 0);
-	idt_set_handler(BENCH_VEC_IOAPIC_LEVEL, NULL);
+	/* the handler stays: a late duplicate (KVM here, see RECORDS.md
+	 * @ioapic_check) is counted, not an unhandled-vector panic */
 	if (!ok && lost) {
 		bench_skip("ioapic_rotate.level", "no-interrupt");
 		return;
@@ -219,6 +220,7 @@ void case_ioapic_rotate(void)
 	unsigned i, m = bench_iters(), aps;
 	int pin, lpin;
 
+	ioapic_init();
 	pin = ioapic_isa_pin(ROT_LINE, NULL);
 	lpin = ioapic_isa_pin(LEVEL_LINE, NULL);
 	if (!ioapic_present() || pin < 0 || lpin < 0) {

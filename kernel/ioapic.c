@@ -202,19 +202,26 @@ uint32_t ioapic_version(void)
 	return version;
 }
 
-int ioapic_init(const struct mbinfo *mbi)
+void ioapic_find(const struct mbinfo *mbi)
 {
 	const char *from;
+	int err;
+
+	acpi = acpi_boot(mbi, &err, &from);
+	if (acpi && (!acpi->has_ioapic || !acpi->ioapic_addr ||
+		     acpi->ioapic_addr >= 0x100000000ull))
+		acpi = NULL;
+}
+
+int ioapic_init(void)
+{
 	uint32_t ver;
 	unsigned i;
-	int err;
 
 	if (inited)
 		return present ? 0 : -1;
 	inited = 1;
-	acpi = acpi_boot(mbi, &err, &from);
-	if (!acpi || !acpi->has_ioapic || !acpi->ioapic_addr ||
-	    acpi->ioapic_addr >= 0x100000000ull) {
+	if (!acpi) {
 		kprintf("ioapic: none in the MADT\n");
 		return -1;
 	}

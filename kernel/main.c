@@ -194,8 +194,8 @@ void kmain(uint32_t magic, uint32_t info)
 			CMDLINE_MAX - 1, CMDLINE_MAX_ARGS);
 
 	calib_boot(&mbi);
-	pic_disable();		/* the 8259s masked: IOAPIC and LAPICs only */
-	ioapic_init(&mbi);	/* every entry masked */
+	pic_mask_all();		/* the 8259s masked: IOAPIC and LAPICs only */
+	ioapic_find(&mbi);	/* ioapic_init() on first use */
 	smp_init(&mbi, loader_lo, loader_hi);
 
 	what = cmdline_get("crash");

@@ -193,11 +193,11 @@ int main(int argc, char **argv)
 	if (cfg.irqchip == IRQCHIP_USER) {
 		irq_init(&vm);
 		isa_init(&vm);
-	} else {
-		kvm_testdev_init(&vm);	/* isa_init() adds it for user */
 	}
 	kvm_set_boot_state(&vm.vcpus[0], entry.eip, entry.eax, entry.ebx,
 			   entry.gdt_addr, entry.gdt_limit);
+	if (cfg.irqchip == IRQCHIP_KERNEL)
+		kvm_testdev_init(&vm);	/* else isa_init() added it */
 
 	set = main_signals();
 	for (i = 0; i < vm.nr_vcpus; i++)

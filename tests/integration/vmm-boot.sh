@@ -59,7 +59,8 @@ for k in ('total', 'by_reason', 'by_port', 'by_mmio', 'by_msr', 'by_phase'):
 assert e['total'] == sum(e['by_reason'].values()), 'total != sum of reasons'
 assert e['by_reason'].get('IO', 0) > 0
 assert '0xed4' in e['by_port'], 'no power-off exit counted'
-assert e['total'] < 50, 'boot took %d exits' % e['total']
+# 48 before issue 4, + 2: the 8259s masked at boot (kernel/pic.c)
+assert e['total'] < 52, 'boot took %d exits' % e['total']
 print('stats ok: %d exits' % e['total'])
 PY
 
@@ -146,6 +147,19 @@ has kirq '^@boot proto=mb2 hv=irqlab pv=1 .*fwcfg_cpus=2'
 # kick, and the teardown kick must not be counted at all
 python3 -c 'import json,sys; e=json.load(open(sys.argv[1]))["exits"]; assert e["classes"]["kick"] == 0, e' $T/kirq.json ||
 	fail "kirq: the teardown kick was counted as an exit"
+
+# Issue 4: the IOAPIC's pin rules from inside, through the pc-testdev
+# lines (user mode: irqlab's IOAPIC), and the Windows-pattern rotation of
+# an edge entry's destination: optimized does no cross-vCPU work, naive
+# stops the other vCPUs on every change (docs/RECORDS.md @ioapic_rotate)
+boot ioapic-check 0 --cpus 2 -a check=ioapic $K
+has ioapic-check '^@ioapic_check ok=17 fail=0 cpus=2 pin=3 '
+boot rot-opt 0 --cpus 2 --ioapic=optimized -a "bench=ioapic_rotate iters=50" $K
+has rot-opt '^@ioapic_rotate mode=edge cpus=2 rotations=50 writes=200 .* rte_writes=200 tmr_updates=0 kicks=0$'
+has rot-opt '^@ioapic_rotate mode=level cpus=2 moves=50 writes=100 .* delivered_ok=50 wrong_cpu=0 lost=0 rte_writes=100 '
+boot rot-naive 0 --cpus 2 --ioapic=naive -a "bench=ioapic_rotate iters=50" $K
+has rot-naive '^@ioapic_rotate mode=edge cpus=2 rotations=50 writes=200 .* rte_writes=200 tmr_updates=[1-9][0-9]* kicks=[1-9][0-9]*$'
+has rot-naive '^@ioapic_rotate mode=level .* delivered_ok=50 wrong_cpu=0 lost=0 '
 
 boot crash 49 -a crash=ud $K
 has crash '^@panic vector=6 '
