@@ -151,19 +151,6 @@ void ioapic_unmask(unsigned pin)
 	set_lo(pin, 0, IOAPIC_RTE_MASKED);
 }
 
-void ioapic_set_dest(unsigned pin, uint8_t dest)
-{
-	if (pin_ok(pin))
-		ioapic_write(IOAPIC_REG_REDTBL + 2 * pin + 1,
-			     (uint32_t)dest << IOAPIC_RTE_DEST_SHIFT);
-}
-
-void ioapic_eoi(uint8_t vector)
-{
-	if (present && version >= 0x20)
-		regs[IOAPIC_EOIR / 4] = vector;
-}
-
 int ioapic_isa_pin(unsigned irq, uint16_t *flags)
 {
 	uint32_t gsi = irq;

@@ -54,13 +54,6 @@ void ioapic_rte_write_lo_hi(unsigned pin, uint32_t lo, uint32_t hi);
 /* Only the low dword: the mask bit set or clear, the rest as it reads. */
 void ioapic_mask(unsigned pin);
 void ioapic_unmask(unsigned pin);
-/*
- * The high dword alone: a new 8-bit destination (the Windows rotation
- * writes the low dword unchanged first; see guest-bench/case_ioapic.c).
- */
-void ioapic_set_dest(unsigned pin, uint8_t dest);
-/* Version 0x20+: the EOI register (clears remote IRR of @vector). */
-void ioapic_eoi(uint8_t vector);
 
 /*
  * The pin of ISA IRQ @irq: the MADT override's GSI if there is one

@@ -14,8 +14,9 @@
  *   dest    an edge, then a level entry moved to each online CPU in
  *           turn (low dword unchanged, then the high dword): each
  *           assertion reaches that CPU and no other.
- *   pit     informational, not a step: PIT channel 0 periodic on ISA
- *           IRQ0's pin (the MADT override) gives interrupts.
+ *   pit     informational, not a step: PIT channel 0 periodic and
+ *           one-shot on ISA IRQ0's pin (the MADT override), and a
+ *           channel-2 delay (kernel/pit.c).
  *
  * "Nothing more" is checked by waiting QUIET_US; the handler counts per
  * CPU and, per step, EOIs at once, deasserts then EOIs, or leaves the
@@ -212,20 +213,33 @@ static void check_dest(uint32_t lo)
 	line(0);
 }
 
-/* PIT channel 0, 1 kHz, on IRQ0's pin: how many periods in 20 ms. */
+/*
+ * The PIT (kernel/pit.c) on ISA IRQ0's pin: channel 0 periodic at 1 kHz
+ * for about 20 ms, then one one-shot of 2 ms (exactly one interrupt
+ * within 20 ms), and a 1 ms channel-2 delay polled through port 0x61.
+ */
 static unsigned pit_irqs;
+static const char *pit_ch2 = "skip";
+static unsigned pit_periodic, pit_oneshot;
 
 static void pit_handler(struct trap_frame *tf)
 {
 	(void)tf;
-	pit_irqs++;
+	__atomic_fetch_add(&pit_irqs, 1, __ATOMIC_RELAXED);
 	lapic_eoi();
+}
+
+static void wait_us(unsigned n)
+{
+	while (n >= QUIET_US) {
+		quiet();
+		n -= QUIET_US;
+	}
 }
 
 static const char *check_pit(uint32_t bsp)
 {
 	int p = ioapic_isa_pin(0, NULL);
-	unsigned i;
 
 	if (p < 0)
 		return "no-pin";
@@ -233,12 +247,17 @@ static const char *check_pit(uint32_t bsp)
 	ioapic_rte_write((unsigned)p, ((uint64_t)bsp << 56) |
 			 VEC_IOAPIC_CHECK_PIT);
 	pit_ch0_periodic(pit_ticks_for_us(1000));
-	for (i = 0; i < 10; i++)
-		quiet();
+	wait_us(20000);
 	pit_ch0_stop();
+	wait_us(2000);
+	pit_periodic = __atomic_load_n(&pit_irqs, __ATOMIC_RELAXED);
+	pit_ch0_oneshot(pit_ticks_for_us(2000));
+	wait_us(20000);
+	pit_oneshot = __atomic_load_n(&pit_irqs, __ATOMIC_RELAXED) -
+		      pit_periodic;
 	ioapic_mask((unsigned)p);
-	quiet();
-	return pit_irqs ? "ok" : "none";
+	pit_ch2 = pit_delay_us(1000) ? "stuck" : "ok";
+	return pit_periodic && pit_oneshot == 1 ? "ok" : "bad";
 }
 
 void ioapic_check(void)
@@ -280,8 +299,9 @@ void ioapic_check(void)
 	cli();
 	/* VEC's handler stays: a late duplicate must not panic */
 	kprintf("@ioapic_check ok=%u fail=%u cpus=%u pin=%u deliveries=%u "
-		"pit=%s pit_irqs=%u\n", ok, fail, smp_nr_online(), pin,
-		count(), pit, pit_irqs);
+		"pit=%s pit_periodic=%u pit_oneshot=%u pit_ch2=%s\n", ok, fail,
+		smp_nr_online(), pin, count(), pit, pit_periodic, pit_oneshot,
+		pit_ch2);
 	if (fail)
 		panic("the IOAPIC check failed", "reason=ioapic-check ok=%u "
 		      "fail=%u", ok, fail);
