@@ -51,6 +51,11 @@ static void spin_ap(void)
 	bench_ap_leave();
 }
 
+static uint32_t took(unsigned cpu)
+{
+	return __atomic_load_n(&got[cpu], __ATOMIC_ACQUIRE);
+}
+
 static void level_handler(struct trap_frame *tf)
 {
 	(void)tf;
@@ -171,7 +176,7 @@ static void rotate_level(unsigned pin, unsigned m)
 	for (i = 0; i < m; i++) {
 		t = i % nids;
 		for (c = 0; c < NR_CPUS; c++)
-			before[c] = __atomic_load_n(&got[c], __ATOMIC_ACQUIRE);
+			before[c] = took(c);
 		want = __atomic_load_n(&got_total, __ATOMIC_ACQUIRE) + 1;
 		t0 = rdtsc();
 		ioapic_rte_write_lo_hi(pin, lo, (uint32_t)ids[t] <<
@@ -182,16 +187,12 @@ static void rotate_level(unsigned pin, unsigned m)
 			lost++;
 			outb(TESTDEV_IRQ_PORT(LEVEL_LINE), 0);
 			if (i == 0)
-				break;	/* no testdev, or no delivery at all */
+				break;	/* no testdev, or no delivery */
 			continue;
 		}
-		for (c = 0; c < NR_CPUS; c++) {
-			uint32_t d = __atomic_load_n(&got[c], __ATOMIC_ACQUIRE) -
-				     before[c];
-
-			if (d != (c == idx[t]))
+		for (c = 0; c < NR_CPUS; c++)
+			if (took(c) - before[c] != (c == idx[t]))
 				break;
-		}
 		if (c == NR_CPUS)
 			ok++;
 		else
@@ -238,6 +239,10 @@ void case_ioapic_rotate(void)
 			continue;	/* not an 8-bit physical destination */
 		idx[nids] = i;
 		ids[nids++] = (uint8_t)cpus[i].apic_id;
+	}
+	if (!nids) {
+		bench_skip("ioapic_rotate", "no-dest");
+		return;
 	}
 	aps = smp_nr_online() - 1;
 	if (aps && bench_aps_start(spin_ap, aps)) {

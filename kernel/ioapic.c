@@ -169,7 +169,8 @@ int ioapic_isa_pin(unsigned irq, uint16_t *flags)
 			*flags = acpi->iso[i].flags;
 		break;
 	}
-	if (gsi < acpi->ioapic_gsi_base || gsi - acpi->ioapic_gsi_base >= nr_pins)
+	if (gsi < acpi->ioapic_gsi_base ||
+	    gsi - acpi->ioapic_gsi_base >= nr_pins)
 		return -1;
 	return (int)(gsi - acpi->ioapic_gsi_base);
 }

@@ -75,7 +75,9 @@ int pit_ch2_done(void)
 
 void pit_ch2_stop(void)
 {
-	outb(PORT_SYS_CTRL_B, inb(PORT_SYS_CTRL_B) & ~(SYS_B_GATE2 | SYS_B_SPKR));
+	uint8_t b = inb(PORT_SYS_CTRL_B);
+
+	outb(PORT_SYS_CTRL_B, b & ~(SYS_B_GATE2 | SYS_B_SPKR));
 }
 
 int pit_delay_us(uint32_t us)

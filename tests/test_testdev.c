@@ -39,7 +39,7 @@ Test(testdev, byte_write_sets_the_line_to_not_not_value)
 	testdev_bus_write(&td, 10, 1, 1, 0);
 	testdev_bus_write(&td, 10, 1, 0x80, 0);
 	testdev_bus_write(&td, 23, 1, 0, 1);
-	testdev_bus_write(&td, 0, 1, 0x100, 0);	/* only the byte counts */
+	testdev_bus_write(&td, 0, 1, 0x100, 0);	/* the low byte counts */
 	cr_assert_eq(calls.n, 4);
 	cr_assert_eq(calls.line[0], 10);
 	cr_assert_eq(calls.level[0], 1);
@@ -111,7 +111,8 @@ static void to_ioapic(void *ctx, unsigned line, int level)
 static void setup_io(void)
 {
 	delivered = 0;
-	cr_assert_eq(ioapic_init(&io, 1, 0, IOAPIC_OPTIMIZED, &io_ops, NULL), 0);
+	cr_assert_eq(ioapic_init(&io, 1, 0, IOAPIC_OPTIMIZED, &io_ops, NULL),
+		     0);
 	testdev_init(&td, to_ioapic, &io);
 }
 
@@ -138,7 +139,7 @@ Test(testdev, drives_edge_and_level_pins, .init = setup_io)
 	testdev_bus_write(&td, 11, 1, 1, 0);
 	cr_assert_eq(delivered, 3);
 	cr_assert(ioapic_rte(&io, 11) & IOAPIC_RTE_REMOTE_IRR);
-	ioapic_eoi(&io, 0x42);			/* still asserted: again */
+	ioapic_eoi(&io, 0x42);		/* still asserted: again */
 	cr_assert_eq(delivered, 4);
 	testdev_bus_write(&td, 11, 1, 0, 0);
 	ioapic_eoi(&io, 0x42);

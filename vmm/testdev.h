@@ -17,7 +17,7 @@
 struct testdev {
 	void (*set_irq)(void *ctx, unsigned line, int level);
 	void *ctx;
-	uint8_t level[TESTDEV_NR_LINES];	/* as last set, relaxed atomic */
+	uint8_t level[TESTDEV_NR_LINES];	/* last set (relaxed atomic) */
 	uint64_t writes;			/* lines set */
 	uint64_t bad_accesses;			/* wider than a byte */
 };
