@@ -10,7 +10,6 @@
  *
  * Lines: ISA IRQ0 (the PIT) is IOAPIC pin 2, as the MADT's interrupt
  * source override says (ACPI 6.5 sec. 5.2.12.5); ISA IRQ n > 0 is pin n.
- * The pc-testdev lines (testdev.c) are ISA lines too, at ports 0x2000+n.
  */
 #include <errno.h>
 #include <signal.h>
@@ -233,7 +232,8 @@ void isa_init(struct vm *vm)
 		port61_bus_write);
 	isa_add(vm, &vm->mmio, "ioapic", IOAPIC_DEFAULT_BASE, IOAPIC_MMIO_SIZE,
 		&vm->ioapic, ioapic_bus_read, ioapic_bus_write);
-	/* its writes run under isa_lock, so it calls isa_set_irq() itself */
+	/* the pc-testdev lines are ISA lines too; its writes run under
+	 * isa_lock, so it calls isa_set_irq() itself */
 	testdev_init(&vm->testdev, isa_set_irq, vm);
 	isa_add(vm, &vm->pio, "testdev", TESTDEV_IRQ_BASE, TESTDEV_NR_LINES,
 		&vm->testdev, testdev_bus_read, testdev_bus_write);

@@ -126,7 +126,7 @@ struct vm {
 	struct pit pit;
 	timer_t pit_timer;
 	struct ioapic ioapic;
-	struct isa_dev isa_devs[8];
+	struct isa_dev isa_devs[4];
 	unsigned nr_isa_devs;
 
 	pthread_mutex_t lock;	/* vCPU states, stop */
