@@ -21,8 +21,10 @@
 #define BENCH_VEC_WAKE		0xd2	/* ipi_wake */
 #define BENCH_VEC_SELF		0xd3	/* self_ipi, exit_cost.hlt */
 #define BENCH_VEC_BCAST		0xd4	/* broadcast.* */
-#define BENCH_VEC_IOAPIC_EDGE	0xd5	/* ioapic_rotate mode=edge */
-#define BENCH_VEC_IOAPIC_LEVEL	0xd6	/* ioapic_rotate mode=level */
+
+/* ioapic_rotate's entries (case_ioapic.c); 0xd5-0xd7 are left for others */
+#define BENCH_VEC_IOAPIC_EDGE	0xd8	/* mode=edge */
+#define BENCH_VEC_IOAPIC_LEVEL	0xd9	/* mode=level */
 
 /* A bound on one wait, in PAUSE loop iterations (as ipi_check.c's). */
 #define BENCH_WAIT_LOOPS	10000000ul
@@ -65,6 +67,8 @@ void bench_ap_enter(void);
 void bench_ap_leave(void);
 int bench_ap_stopping(void);
 
+void case_ioapic_rotate(void);	/* case_ioapic.c */
+
 /* The cases (case_*.c): each prints its records. */
 void case_ipi_pingpong(void);
 void case_ipi_wake(void);
@@ -75,6 +79,5 @@ void case_exit_cpuid(void);
 void case_exit_pio(void);
 void case_exit_apic_read(void);
 void case_exit_hlt(void);
-void case_ioapic_rotate(void);
 
 #endif
