@@ -50,12 +50,14 @@ static unsigned ok, fail, pin;
 static void handler(struct trap_frame *tf)
 {
 	(void)tf;
-	__atomic_fetch_add(&got[this_cpu()->index], 1, __ATOMIC_RELEASE);
-	__atomic_fetch_add(&total, 1, __ATOMIC_RELEASE);
 	if (hmode == H_DEASSERT)
 		outb(TESTDEV_IRQ_PORT(LINE), 0);
 	if (hmode != H_HOLD)
 		lapic_eoi();
+	/* counted last: the BSP's next step starts when it sees the count,
+	 * and must not race this handler's deassert and EOI */
+	__atomic_fetch_add(&got[this_cpu()->index], 1, __ATOMIC_RELEASE);
+	__atomic_fetch_add(&total, 1, __ATOMIC_RELEASE);
 }
 
 static void line(int level)
