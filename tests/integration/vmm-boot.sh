@@ -156,10 +156,10 @@ boot ioapic-check 0 --cpus 2 -a check=ioapic $K
 has ioapic-check '^@ioapic_check ok=17 fail=0 cpus=2 pin=3 '
 boot rot-opt 0 --cpus 2 --ioapic=optimized -a "bench=ioapic_rotate iters=50" $K
 has rot-opt '^@ioapic_rotate mode=edge cpus=2 rotations=50 writes=200 .* rte_writes=200 tmr_updates=0 kicks=0$'
-has rot-opt '^@ioapic_rotate mode=level cpus=2 moves=50 writes=100 .* delivered_ok=50 wrong_cpu=0 lost=0 rte_writes=100 '
+has rot-opt '^@ioapic_rotate mode=level cpus=2 moves=50 writes=100 .* delivered_ok=50 wrong_cpu=0 lost=0 late=0 rte_writes=100 '
 boot rot-naive 0 --cpus 2 --ioapic=naive -a "bench=ioapic_rotate iters=50" $K
 has rot-naive '^@ioapic_rotate mode=edge cpus=2 rotations=50 writes=200 .* rte_writes=200 tmr_updates=[1-9][0-9]* kicks=[1-9][0-9]*$'
-has rot-naive '^@ioapic_rotate mode=level .* delivered_ok=50 wrong_cpu=0 lost=0 '
+has rot-naive '^@ioapic_rotate mode=level .* delivered_ok=50 wrong_cpu=0 lost=0 late=0 '
 
 boot crash 49 -a crash=ud $K
 has crash '^@panic vector=6 '
