@@ -30,6 +30,7 @@ static const struct bench_case cases[] = {
 	{ "exit_cost.cpuid", case_exit_cpuid },
 	{ "exit_cost.pio", case_exit_pio },
 	{ "exit_cost.apic_read", case_exit_apic_read },
+	{ "exit_cost.mmio", case_exit_mmio },
 	{ "exit_cost.hlt", case_exit_hlt },
 };
 #define NR_CASES	(sizeof(cases) / sizeof(cases[0]))

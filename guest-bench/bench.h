@@ -72,6 +72,7 @@ void case_broadcast_unicast(void);
 void case_exit_cpuid(void);
 void case_exit_pio(void);
 void case_exit_apic_read(void);
+void case_exit_mmio(void);
 void case_exit_hlt(void);
 
 #endif
