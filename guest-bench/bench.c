@@ -32,6 +32,7 @@ static const struct bench_case cases[] = {
 	{ "exit_cost.apic_read", case_exit_apic_read },
 	{ "exit_cost.mmio", case_exit_mmio },
 	{ "exit_cost.hlt", case_exit_hlt },
+	{ "timer", case_timer },
 };
 #define NR_CASES	(sizeof(cases) / sizeof(cases[0]))
 

@@ -21,6 +21,7 @@
 #define BENCH_VEC_WAKE		0xd2	/* ipi_wake */
 #define BENCH_VEC_SELF		0xd3	/* self_ipi, exit_cost.hlt */
 #define BENCH_VEC_BCAST		0xd4	/* broadcast.* */
+#define BENCH_VEC_TIMER		0xd5	/* timer.*: the LAPIC timer's LVT */
 
 /* A bound on one wait, in PAUSE loop iterations (as ipi_check.c's). */
 #define BENCH_WAIT_LOOPS	10000000ul
@@ -74,5 +75,6 @@ void case_exit_pio(void);
 void case_exit_apic_read(void);
 void case_exit_mmio(void);
 void case_exit_hlt(void);
+void case_timer(void);	/* timer.oneshot, timer.tsc_deadline */
 
 #endif

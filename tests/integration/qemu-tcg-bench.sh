@@ -19,7 +19,7 @@ QEMU_TIMEOUT=120
 
 CASES="ipi_pingpong ipi_wake ipi_wake.send self_ipi broadcast.shorthand
 broadcast.unicast exit_cost.cpuid exit_cost.pio exit_cost.apic_read
-exit_cost.mmio exit_cost.hlt"
+exit_cost.mmio exit_cost.hlt timer.oneshot timer.tsc_deadline"
 N=50
 
 # field LINE KEY: the value of KEY=... in LINE
