@@ -85,16 +85,22 @@ static int wake_loop(unsigned n, struct bench_exits *e)
 	return i < n ? -1 : 0;
 }
 
+/* ipi_wake.send comes from ipi_wake's loop: it skips with it */
+static void skip(const char *reason)
+{
+	bench_skip("ipi_wake", reason);
+	bench_skip("ipi_wake.send", reason);
+}
+
 void case_ipi_wake(void)
 {
-	const char *name = "ipi_wake";
 	unsigned n = bench_iters();
 	struct bench_exits e;
 	int64_t skew;
 	int ok;
 
 	if (lapic_mode() == LAPIC_NONE || !cpus[1].online) {
-		bench_skip(name, lapic_mode() == LAPIC_NONE ? "no-apic" :
+		skip(lapic_mode() == LAPIC_NONE ? "no-apic" :
 			   "one-cpu");
 		return;
 	}
@@ -102,24 +108,24 @@ void case_ipi_wake(void)
 	wakes = idles = negative = 0;
 	tsc_sync_reset();
 	if (bench_aps_start(target, 1)) {
-		bench_skip(name, "ap-timeout");
+		skip("ap-timeout");
 		return;
 	}
 	ok = tsc_sync_bsp(1, &skew);
 	if (ok) {
 		bench_aps_stop();
-		bench_skip(name, ok < 0 ? "tsc-sync-timeout" : "tsc-skew");
+		skip(ok < 0 ? "tsc-sync-timeout" : "tsc-skew");
 		return;
 	}
 	ok = !wake_loop(n, &e);
 	bench_aps_stop();
 	if (!ok) {
-		bench_skip(name, "timeout");
+		skip("timeout");
 		return;
 	}
 	if (negative)
 		kprintf("bench: ipi_wake: %u wakes read a TSC before the "
 			"send's (counted as 0)\n", negative);
-	bench_report(name, bench_buf(0), n, &e, 1);
+	bench_report("ipi_wake", bench_buf(0), n, &e, 1);
 	bench_report("ipi_wake.send", bench_buf(1), n, &e, 1);
 }
