@@ -7,7 +7,8 @@
  * seeing the number.  With d01 = AP's TSC at sight - CPU0's written and
  * d10 the reverse, d01 = latency + skew and d10 = latency - skew (skew =
  * TSC_AP - TSC0), so skew ~ (min d01 - min d10) / 2, within half their
- * sum.  Prints @tsc_sync cpus=0,K skew_cyc=S ok=0|1 (docs/RECORDS.md).
+ * sum, the round trip printed as rtt_cyc.  Prints @tsc_sync cpus=0,K
+ * skew_cyc=S ok=0|1 rtt_cyc=R (docs/RECORDS.md).
  */
 #include <stdint.h>
 
@@ -15,7 +16,7 @@
 #include "printf.h"
 #include "x86.h"
 
-#define TSC_SYNC_ROUNDS	32
+#define TSC_SYNC_ROUNDS	128
 
 /* the check's two lines: CPU0 -> AP (a_) and back (b_) */
 static uint64_t a_tsc, b_tsc;
@@ -65,6 +66,7 @@ int tsc_sync_bsp(unsigned cpu, int64_t *skew)
 	}
 	*skew = (min01 - min10) / 2;
 	ok = *skew <= TSC_SKEW_MAX && *skew >= -TSC_SKEW_MAX;
-	kprintf("@tsc_sync cpus=0,%u skew_cyc=%ld ok=%d\n", cpu, *skew, ok);
+	kprintf("@tsc_sync cpus=0,%u skew_cyc=%ld ok=%d rtt_cyc=%ld\n", cpu,
+		*skew, ok, min01 + min10);
 	return ok ? 0 : 1;
 }

@@ -66,7 +66,7 @@ boot bench2 -smp 2 -append "bench=all iters=$N"
 for c in $CASES; do
 	check_case "$c"
 done
-expect_line '@tsc_sync cpus=0,1 skew_cyc=-?[0-9]+ ok=[01]' "@tsc_sync"
+expect_line '@tsc_sync cpus=0,1 skew_cyc=-?[0-9]+ ok=[01] rtt_cyc=[0-9]+' "@tsc_sync"
 # futex_wake's perf-style lines, whether or not its @bench was skipped
 expect_line '\[Run 10\]: Wokeup 4 of 4 threads in [0-9]+\.[0-9]{4} ms' "futex_wake run"
 expect_line 'Wokeup 4 of 4 threads in [0-9]+\.[0-9]{4} ms \(\+-[0-9]+\.[0-9]{2}%\)' "futex_wake summary"
