@@ -5,6 +5,7 @@
 #   make run-nested the same on nested KVM (no /dev/kvm needed)
 #   make test       install test dependencies if needed, run every test
 #   make bench-pir  the PIR-fold microbenchmark
+#   make bench-calib  calibration from CPUID against the PIT, 50 boots each
 #   make clean
 
 B	:= build
@@ -43,7 +44,7 @@ UNIT_OBJS	:= $(call host,$(tests-unit-y) $(calib-y)) $(VMM_CORE_OBJS)
 
 VERSION	:= $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 
-.PHONY: all run run-nested test unit integration bench-pir clean FORCE
+.PHONY: all run run-nested test unit integration bench-pir bench-calib clean FORCE
 all: $(VMM) $(KERNEL) $(KERNEL32)
 
 $(VMM): $(VMM_OBJS)
@@ -77,6 +78,10 @@ $(PIR_BENCH): $(call host,$(bench-pir-y))
 
 bench-pir: $(PIR_BENCH)
 	$(PIR_BENCH)
+
+# docs/CALIB.md: boot-to-ready, calib exits and accuracy, cpuid against pit
+bench-calib: all
+	guest-bench/calib-bench.py
 
 $(B)/host/%.o: %.c
 	@mkdir -p $(dir $@)
