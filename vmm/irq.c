@@ -441,10 +441,18 @@ static bool requests_pending(struct vcpu *v)
 	       __atomic_load_n(&v->vm->rendezvous, __ATOMIC_SEQ_CST);
 }
 
+/*
+ * A kick that landed while the thread was outside the guest (the APIC
+ * timer's signal while it slept in HLT, say) left immediate_exit set, and
+ * would cost one empty KVM_RUN.  Everything a kick asks for is checked
+ * below after mode goes IN_GUEST, and a kick after that store sets the
+ * flag again, so it can be cleared first.
+ */
 bool irq_enter_guest(struct vcpu *v)
 {
+	__atomic_store_n(&v->run->immediate_exit, 0, __ATOMIC_SEQ_CST);
 	__atomic_store_n(&v->irq.mode, VCPU_MODE_IN_GUEST, __ATOMIC_SEQ_CST);
-	if (!requests_pending(v) && !timer_due(v))
+	if (!requests_pending(v) && !timer_due(v) && !vm_stopping(v->vm))
 		return true;
 	__atomic_store_n(&v->irq.mode, VCPU_MODE_OUTSIDE, __ATOMIC_SEQ_CST);
 	return false;
