@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * --irqchip=user: the board's interrupt lines.  The 8254 PIT (ports
- * 0x40-0x43 and 0x61) and the IOAPIC (0xfec00000) are pure models; this
- * file gives them a lock, host timers and the APIC bus.
+ * 0x40-0x43 and 0x61), the IOAPIC (0xfec00000) and the 8259A pair (0x20,
+ * 0xa0, ELCR 0x4d0) are pure models; this file gives them a lock, host
+ * timers and the APIC bus.
  *
  * Locks: vm->isa_lock serialises the PIT and the IOAPIC, and is taken
  * before vm->apic_lock, never after.  A LAPIC EOI of a level vector is
@@ -10,6 +11,9 @@
  *
  * Lines: ISA IRQ0 (the PIT) is IOAPIC pin 2, as the MADT's interrupt
  * source override says (ACPI 6.5 sec. 5.2.12.5); ISA IRQ n > 0 is pin n.
+ * Every ISA line 0-15 also goes to the same line of the PIC, whose INTR
+ * has no path to a CPU yet (no ExtINT, no LINT0): a guest that unmasks a
+ * line there gets one warning, and the interrupt is dropped.
  */
 #include <errno.h>
 #include <signal.h>
@@ -39,7 +43,25 @@ static void isa_set_irq(void *ctx, unsigned line, int level)
 	struct vm *vm = ctx;
 
 	ioapic_set_irq(&vm->ioapic, isa_pin(line), level);
+	if (line < PIC_NR_LINES)
+		pic_set_irq(&vm->pic, line, level);
 }
+
+/* The PIC's INTR: irqlab has no ExtINT or virtual-wire path for it. */
+static void isa_pic_intr(void *ctx, int level)
+{
+	struct vm *vm = ctx;
+
+	if (level && !vm->pic_warned) {
+		vm->pic_warned = true;
+		warn("8259 PIC: an unmasked line is pending, but irqlab does "
+		     "not deliver the PIC's INTR (ExtINT) to a CPU; dropped");
+	}
+}
+
+static const struct pic_ops isa_pic_ops = {
+	.intr = isa_pic_intr,
+};
 
 static void pit_timer_arm(void *ctx, uint64_t deadline_ns)
 {
@@ -226,6 +248,13 @@ void isa_init(struct vm *vm)
 		pit_bus_write);
 	isa_add(vm, &vm->pio, "port61", 0x61, 1, &vm->pit, port61_bus_read,
 		port61_bus_write);
+	pic_init(&vm->pic, &isa_pic_ops, vm);
+	isa_add(vm, &vm->pio, "pic1", PIC_MASTER_CMD, 2, &vm->pic,
+		pic_master_read, pic_master_write);
+	isa_add(vm, &vm->pio, "pic2", PIC_SLAVE_CMD, 2, &vm->pic,
+		pic_slave_read, pic_slave_write);
+	isa_add(vm, &vm->pio, "elcr", PIC_ELCR1, 2, &vm->pic, pic_elcr_read,
+		pic_elcr_write);
 	isa_add(vm, &vm->mmio, "ioapic", IOAPIC_DEFAULT_BASE, IOAPIC_MMIO_SIZE,
 		&vm->ioapic, ioapic_bus_read, ioapic_bus_write);
 }

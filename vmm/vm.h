@@ -19,6 +19,7 @@
 #include "fw_cfg.h"
 #include "ioapic.h"
 #include "irq.h"
+#include "pic.h"
 #include "pit.h"
 #include "pmtimer.h"
 #include "mem.h"
@@ -120,11 +121,13 @@ struct vm {
 	uint32_t rendezvous;	/* --ioapic=naive: vCPUs must stay out */
 
 	/* --irqchip=user: the ISA side (isa.c) */
-	pthread_mutex_t isa_lock;	/* PIT, IOAPIC; before apic_lock */
+	pthread_mutex_t isa_lock;	/* PIT, IOAPIC, PIC; before apic_lock */
 	struct pit pit;
 	timer_t pit_timer;
 	struct ioapic ioapic;
-	struct isa_dev isa_devs[4];
+	struct pic pic;			/* the 8259A pair, under isa_lock */
+	bool pic_warned;
+	struct isa_dev isa_devs[8];
 	unsigned nr_isa_devs;
 
 	pthread_mutex_t lock;	/* vCPU states, stop */
