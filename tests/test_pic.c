@@ -61,6 +61,7 @@ Test(pic, init_sequence_sets_vectors_and_unmasks)
 	cr_assert_eq(pic.chip[1].base, 0x28);
 	cr_assert_eq(pic.chip[0].init, 0, "sequence complete");
 	cr_assert_eq(pic.chip[1].init, 0);
+	cr_assert(pic.chip[0].ready && pic.chip[1].ready);
 	/* datasheet: ICW1 clears the IMR */
 	cr_assert_eq(pic_read(&pic, 0x21), 0);
 	cr_assert_eq(pic_read(&pic, 0xa1), 0);

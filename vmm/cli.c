@@ -34,7 +34,8 @@ static void usage(FILE *f)
 "                          image has a multiboot2 header, else 1)\n"
 "      --irqchip MODE      user: interrupt controllers emulated by irqlab\n"
 "                          (default: the local APIC); kernel: KVM's\n"
-"                          in-kernel LAPIC, IOAPIC and PIC\n"
+"                          in-kernel LAPIC, IOAPIC and PIC; split: KVM's\n"
+"                          LAPIC, irqlab's IOAPIC (MSIs), PIT and PIC\n"
 "      --apic-mhz N        APIC timer input clock in MHz (1-10000, default\n"
 "                          1000, as KVM's in-kernel APIC)\n"
 "      --x2apic, --no-x2apic  show or hide the x2APIC CPUID bit (default:\n"
@@ -193,8 +194,10 @@ void cli_parse(int argc, char **argv, struct vmm_config *cfg)
 				cfg->irqchip = IRQCHIP_USER;
 			else if (!strcmp(optarg, "kernel"))
 				cfg->irqchip = IRQCHIP_KERNEL;
+			else if (!strcmp(optarg, "split"))
+				cfg->irqchip = IRQCHIP_SPLIT;
 			else
-				bad_usage("--irqchip must be user or kernel, "
+				bad_usage("--irqchip must be user, kernel or split, "
 					  "not '%s'", optarg);
 			break;
 		case OPT_X2APIC:

@@ -219,6 +219,7 @@ static void icw1(struct pic *p, unsigned n, uint8_t val)
 	if (!c->icw4)
 		c->aeoi = c->sfnm = false;
 	c->init = 2;
+	c->ready = false;
 	/* the level inputs still asserted are requests again */
 	if (c->ltim)
 		c->irr = c->line;
@@ -297,6 +298,7 @@ static void write_data(struct pic *p, unsigned n, uint8_t val)
 		/* ICW2: T7-T3, the vector of IR0 (8086 mode) */
 		c->base = val & 0xf8;
 		c->init = !c->single ? 3 : c->icw4 ? 4 : 0;
+		c->ready = !c->init;
 		trace(p, "pic: %s ICW2: vectors 0x%02x-0x%02x", chip_name(n),
 		      c->base, c->base + 7);
 		return;
@@ -304,12 +306,14 @@ static void write_data(struct pic *p, unsigned n, uint8_t val)
 		/* ICW3: the master's slave lines, or the slave's ID */
 		c->icw3 = val;
 		c->init = c->icw4 ? 4 : 0;
+		c->ready = !c->init;
 		return;
 	case 4:
 		/* ICW4: uPM (bit 0) and BUF/M-S are not modelled */
 		c->aeoi = val & PIC_ICW4_AEOI;
 		c->sfnm = val & PIC_ICW4_SFNM;
 		c->init = 0;
+		c->ready = true;
 		return;
 	default:
 		/* OCW1 */

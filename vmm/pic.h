@@ -64,6 +64,7 @@ struct pic_chip {
 	uint8_t icw3;
 	uint8_t lowest;		/* the IR with the lowest priority (rotation) */
 	uint8_t init;		/* the next ICW expected: 0 none, 2, 3, 4 */
+	bool ready;		/* an ICW sequence has completed */
 	bool icw4, single, ltim, aeoi, sfnm, rotate_aeoi;
 	bool read_isr, poll, special_mask;
 	bool out;		/* INTR */

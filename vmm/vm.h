@@ -38,6 +38,37 @@ struct vmm_module {
 enum irqchip_mode {
 	IRQCHIP_USER,		/* interrupt controllers in irqlab (irq.c) */
 	IRQCHIP_KERNEL,		/* KVM_CREATE_IRQCHIP: LAPIC, IOAPIC, PIC in KVM */
+	IRQCHIP_SPLIT,		/* KVM_CAP_SPLIT_IRQCHIP: LAPIC in KVM, ISA here */
+};
+
+struct vm;
+
+/*
+ * --irqchip=split: what isa.c asks of KVM (kvm.c fills it in), so that
+ * isa.c, linked into the unit tests, makes no KVM call.  An MSI is the
+ * address and data of Intel SDM vol. 3 10.11.1.
+ */
+struct split_msi {
+	uint32_t addr;		/* 0: no route */
+	uint32_t data;
+};
+
+struct split_ops {
+	/* KVM_SIGNAL_MSI: the number of LAPICs that took it, -1 on error */
+	int (*signal_msi)(struct vm *vm, const struct split_msi *m);
+	/* KVM_SET_GSI_ROUTING: GSI i (< n) -> @r[i], when r[i].addr != 0 */
+	int (*set_routes)(struct vm *vm, const struct split_msi *r, unsigned n);
+};
+
+/* --irqchip=split, under isa_lock (isa.c) */
+struct split_state {
+	const struct split_ops *ops;
+	struct split_msi route[24];	/* per IOAPIC pin, as last committed */
+	uint64_t rte[24];		/* the entries, as at the last check */
+	uint64_t route_commits;		/* KVM_SET_GSI_ROUTING calls */
+	uint64_t msis;			/* KVM_SIGNAL_MSI calls */
+	uint64_t msi_errors;
+	bool extint_warned;
 };
 
 struct vmm_config {
@@ -60,6 +91,12 @@ struct vmm_config {
 };
 
 #define TRACE_LAPIC	(1u << 0)
+
+/* the ISA side (IOAPIC, PIT, PIC) is irqlab's: user and split */
+static inline bool irqchip_isa_in_vmm(const struct vmm_config *cfg)
+{
+	return cfg->irqchip != IRQCHIP_KERNEL;
+}
 
 enum vcpu_state {
 	VCPU_PARKED,		/* not started, or in wait-for-SIPI (user irqchip) */
@@ -128,6 +165,7 @@ struct vm {
 	struct pic pic;			/* the 8259A pair, under isa_lock */
 	bool pic_warned;
 	struct isa_dev isa_devs[8];
+	struct split_state split;	/* --irqchip=split */
 	unsigned nr_isa_devs;
 
 	pthread_mutex_t lock;	/* vCPU states, stop */
