@@ -355,6 +355,18 @@ void isa_eoi(struct vm *vm, uint8_t vector)
 	pthread_mutex_unlock(&vm->isa_lock);
 }
 
+/* Whether the PIT's host timer will fire (read under the lock: the timer
+ * thread clears it while it re-arms) */
+bool isa_timer_armed(struct vm *vm)
+{
+	bool armed;
+
+	pthread_mutex_lock(&vm->isa_lock);
+	armed = vm->pit.timer_deadline != 0;
+	pthread_mutex_unlock(&vm->isa_lock);
+	return armed;
+}
+
 void isa_set_line(struct vm *vm, unsigned line, int level)
 {
 	pthread_mutex_lock(&vm->isa_lock);

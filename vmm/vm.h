@@ -188,6 +188,7 @@ void machine_mmio_name(void *vm, uint64_t addr, char *buf, size_t len);
 void isa_init(struct vm *vm);
 void isa_eoi(struct vm *vm, uint8_t vector);
 void isa_set_line(struct vm *vm, unsigned line, int level);
+bool isa_timer_armed(struct vm *vm);
 
 /* exit.c: one exit, as KVM reported it in vcpu->run */
 enum exit_action {
