@@ -50,7 +50,9 @@ static void usage(FILE *f)
 "                          only when a level vector moves between TMRs\n"
 "                          (default); naive: every change stops every\n"
 "                          vCPU (bhyve's rendezvous), for comparison\n"
-"      --trace LIST        decoded events on stderr; LIST: lapic\n"
+"      --trace LIST        decoded events on stderr; LIST: a comma-separated\n"
+"                          list of lapic (user irqchip), ioapic, pit, pic\n"
+"                          (user and split irqchip)\n"
 "      --stats             print the exit table on stderr at exit\n"
 "      --stats-json FILE   write the exit counters as JSON to FILE\n"
 "  -h, --help              this text\n"
@@ -150,12 +152,19 @@ static unsigned parse_trace(char *arg)
 	     tok = strtok_r(NULL, ",", &save)) {
 		if (!strcmp(tok, "lapic"))
 			t |= TRACE_LAPIC;
+		else if (!strcmp(tok, "ioapic"))
+			t |= TRACE_IOAPIC;
+		else if (!strcmp(tok, "pit"))
+			t |= TRACE_PIT;
+		else if (!strcmp(tok, "pic"))
+			t |= TRACE_PIC;
 		else
-			bad_usage("--trace: unknown class '%s' (known: lapic)",
-				  tok);
+			bad_usage("--trace: unknown class '%s' (known: lapic, "
+				  "ioapic, pit, pic)", tok);
 	}
 	if (!t)
-		bad_usage("--trace needs a class (known: lapic)%s", "");
+		bad_usage("--trace needs a class (known: lapic, ioapic, pit, "
+			  "pic)%s", "");
 	return t;
 }
 

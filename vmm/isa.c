@@ -318,9 +318,25 @@ static uint64_t isa_bus_read(void *opaque, uint64_t off, unsigned size,
 	uint64_t v;
 
 	pthread_mutex_lock(&d->vm->isa_lock);
-	v = d->read(d->dev, off, size, cpu);
+	if (d->vm->cfg->trace & TRACE_ISA) {
+		struct isa_trace_snap s;
+
+		isa_trace_begin(d->vm, d, cpu, &s);
+		v = d->read(d->dev, off, size, cpu);
+		isa_trace_end(d->vm, d, &s, off, size, v, false);
+	} else {
+		v = d->read(d->dev, off, size, cpu);
+	}
 	pthread_mutex_unlock(&d->vm->isa_lock);
 	return v;
+}
+
+static void isa_do_write(struct isa_dev *d, uint64_t off, unsigned size,
+			 uint64_t val, int cpu)
+{
+	d->write(d->dev, off, size, val, cpu);
+	if (d->vm->cfg->irqchip == IRQCHIP_SPLIT && d->dev == &d->vm->ioapic)
+		isa_split_sync(d->vm);
 }
 
 static void isa_bus_write(void *opaque, uint64_t off, unsigned size,
@@ -329,9 +345,15 @@ static void isa_bus_write(void *opaque, uint64_t off, unsigned size,
 	struct isa_dev *d = opaque;
 
 	pthread_mutex_lock(&d->vm->isa_lock);
-	d->write(d->dev, off, size, val, cpu);
-	if (d->vm->cfg->irqchip == IRQCHIP_SPLIT && d->dev == &d->vm->ioapic)
-		isa_split_sync(d->vm);
+	if (d->vm->cfg->trace & TRACE_ISA) {
+		struct isa_trace_snap s;
+
+		isa_trace_begin(d->vm, d, cpu, &s);
+		isa_do_write(d, off, size, val, cpu);
+		isa_trace_end(d->vm, d, &s, off, size, val, true);
+	} else {
+		isa_do_write(d, off, size, val, cpu);
+	}
 	isa_rendezvous_end(d->vm);
 	pthread_mutex_unlock(&d->vm->isa_lock);
 }
@@ -374,6 +396,32 @@ void isa_set_line(struct vm *vm, unsigned line, int level)
 	pthread_mutex_unlock(&vm->isa_lock);
 }
 
+static void isa_trace_op(void *ctx, const char *line)
+{
+	isa_trace_line(ctx, line);
+}
+
+/* The models' ops, with their trace op when --trace asks for it. */
+static struct ioapic_ops ioapic_ops;
+static struct pit_ops pit_ops;
+static struct pic_ops pic_ops;
+
+static void isa_pick_ops(struct vm *vm)
+{
+	unsigned t = vm->cfg->trace;
+
+	ioapic_ops = vm->cfg->irqchip == IRQCHIP_SPLIT ? split_ioapic_ops :
+		     isa_ioapic_ops;
+	pit_ops = isa_pit_ops;
+	pic_ops = isa_pic_ops;
+	if (t & TRACE_IOAPIC)
+		ioapic_ops.trace = isa_trace_op;
+	if (t & TRACE_PIT)
+		pit_ops.trace = isa_trace_op;
+	if (t & TRACE_PIC)
+		pic_ops.trace = isa_trace_op;
+}
+
 void isa_init(struct vm *vm)
 {
 	struct sigevent sev = {
@@ -383,12 +431,12 @@ void isa_init(struct vm *vm)
 	};
 
 	pthread_mutex_init(&vm->isa_lock, NULL);
+	isa_pick_ops(vm);
 	if (timer_create(CLOCK_MONOTONIC, &sev, &vm->pit_timer))
 		die(EXIT_HOST, "PIT timer: timer_create: %s", strerror(errno));
-	pit_init(&vm->pit, &isa_pit_ops, vm);
+	pit_init(&vm->pit, &pit_ops, vm);
 	if (ioapic_init(&vm->ioapic, vm->nr_vcpus, 0, vm->cfg->ioapic_policy,
-			vm->cfg->irqchip == IRQCHIP_SPLIT ? &split_ioapic_ops :
-			&isa_ioapic_ops, vm))
+			&ioapic_ops, vm))
 		die(EXIT_HOST, "IOAPIC: cannot serve %u vCPUs", vm->nr_vcpus);
 	for (unsigned i = 0; i < IOAPIC_NR_PINS; i++)
 		vm->split.rte[i] = ioapic_rte(&vm->ioapic, i);
@@ -396,7 +444,7 @@ void isa_init(struct vm *vm)
 		pit_bus_write);
 	isa_add(vm, &vm->pio, "port61", 0x61, 1, &vm->pit, port61_bus_read,
 		port61_bus_write);
-	pic_init(&vm->pic, &isa_pic_ops, vm);
+	pic_init(&vm->pic, &pic_ops, vm);
 	isa_add(vm, &vm->pio, "pic1", PIC_MASTER_CMD, 2, &vm->pic,
 		pic_master_read, pic_master_write);
 	isa_add(vm, &vm->pio, "pic2", PIC_SLAVE_CMD, 2, &vm->pic,

@@ -91,6 +91,10 @@ struct vmm_config {
 };
 
 #define TRACE_LAPIC	(1u << 0)
+#define TRACE_IOAPIC	(1u << 1)
+#define TRACE_PIT	(1u << 2)
+#define TRACE_PIC	(1u << 3)
+#define TRACE_ISA	(TRACE_IOAPIC | TRACE_PIT | TRACE_PIC)
 
 /* the ISA side (IOAPIC, PIT, PIC) is irqlab's: user and split */
 static inline bool irqchip_isa_in_vmm(const struct vmm_config *cfg)
@@ -189,6 +193,20 @@ void isa_init(struct vm *vm);
 void isa_eoi(struct vm *vm, uint8_t vector);
 void isa_set_line(struct vm *vm, unsigned line, int level);
 bool isa_timer_armed(struct vm *vm);
+
+/* isa_trace.c: --trace=ioapic,pit,pic, around one access (under isa_lock) */
+struct isa_trace_snap {
+	uint32_t regsel;
+	struct ioapic_stats stats;
+	uint64_t commits;
+	uint32_t tmr[IOAPIC_MAX_CPUS][8];
+};
+void isa_trace_line(struct vm *vm, const char *line);
+void isa_trace_begin(struct vm *vm, const struct isa_dev *d, int cpu,
+		     struct isa_trace_snap *s);
+void isa_trace_end(struct vm *vm, const struct isa_dev *d,
+		   const struct isa_trace_snap *s, uint64_t off, unsigned size,
+		   uint64_t val, bool write);
 
 /* exit.c: one exit, as KVM reported it in vcpu->run */
 enum exit_action {

@@ -142,8 +142,11 @@ done
 
 # --irqchip=split: KVM's LAPIC, irqlab's PIT: the PIT calibration polls
 # irqlab's channel 2 through port 0x61, every access an exit it counts
-boot split-pit 0 --irqchip=split --cpuid-freq=off --cpus 2 -a calib=pit $K
+boot split-pit 0 --irqchip=split --trace=pit --cpuid-freq=off --cpus 2 -a calib=pit $K
 has split-pit '^@calib source=pit tsc_khz=[1-9][0-9]* lapic_khz=[1-9][0-9]* '
+grep -qE '^t=[0-9]+\.[0-9]{6} vcpu=0 pit: ch2 control 0x[0-9a-f]{2}: mode [0-5] rw [1-3]' $T/split-pit.err &&
+	grep -qE '^t=[0-9.]+ vcpu=0 pit: read port 0x61 = 0x[0-9a-f]{2}: gate2 1 speaker [01] out2 [01] refresh [01]$' $T/split-pit.err ||
+	fail "split-pit: --trace=pit: no decoded control word or port 0x61 line"
 grep -qE '^ irqchip split: route_commits [0-9]+ for [0-9]+ IOAPIC redirection writes' $T/split-pit.err ||
 	fail "split-pit: no split line in --stats"
 python3 - $T/split-pit.out <<'PY' || fail "split-pit: pio_exits is not the kernel's port count"
@@ -164,7 +167,12 @@ for trig in edge level; do
 		ld -m elf_x86_64 -Ttext 0x100000 -N -e start --no-warn-rwx-segments \
 			-o $T/pit-$trig.elf $T/pit-$trig.o ||
 		{ fail "pit-irq.S ($trig) does not build"; continue; }
-	boot pit-user-$trig 33 --irqchip=user $T/pit-$trig.elf
+	boot pit-user-$trig 33 --irqchip=user --trace=ioapic $T/pit-$trig.elf
+	# --trace=ioapic: the decoded entry and what the write classification
+	# decided (a level vector's TMR bit goes to CPU 0 and no other)
+	out='no cross-vCPU work'; [ $trig = level ] && out='TMR update of cpus 0x1, 0 kicks'
+	grep -qE "^t=[0-9.]+ vcpu=0 ioapic: write pin 2 low = 0x0000[08]041: vector 0x41 fixed physical $trig unmasked dest 0x00: $out\$" $T/pit-user-$trig.err ||
+		fail "pit-user-$trig: --trace=ioapic: no decoded redirection write"
 	if [ $trig = level ]; then
 		# docs/VMM.md: this host's KVM loses KVM_EXIT_IOAPIC_EOI when
 		# the guest halts right after the EOI; known, reported, no fail
