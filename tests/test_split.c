@@ -49,6 +49,8 @@ static const struct split_ops fake_ops = {
 	.set_routes = fake_set_routes,
 };
 
+static unsigned start_trace;	/* cfg.trace for the next start() */
+
 static void start(enum ioapic_policy policy)
 {
 	memset(&f, 0, sizeof(f));
@@ -57,6 +59,7 @@ static void start(enum ioapic_policy policy)
 	f.took = 1;
 	cfg.irqchip = IRQCHIP_SPLIT;
 	cfg.ioapic_policy = policy;
+	cfg.trace = start_trace;
 	cfg.cpus = 4;
 	vm.cfg = &cfg;
 	vm.nr_vcpus = 4;
@@ -176,4 +179,28 @@ Test(split, naive_commits_on_every_change)
 	}
 	cr_assert_eq(f.ncommit, 9, "one per destination change");
 	cr_assert_eq(f.nroutes, 0, "an edge entry still needs no route");
+}
+
+Test(split, traced_accesses_do_the_same)
+{
+	unsigned i;
+
+	start_trace = TRACE_ISA;
+	start(IOAPIC_OPTIMIZED);
+	cr_assert_not_null(vm.ioapic.ops->trace, "the models trace too");
+	rte(9, 0x41 | IOAPIC_RTE_LEVEL, 2);
+	cr_assert_eq(f.ncommit, 2);
+	/* bad widths and offsets, PIT and PIC ports: traced, never fatal */
+	bus_write(&vm.mmio, IOAPIC_DEFAULT_BASE + 0x20, 4, 1, 0);
+	bus_write(&vm.mmio, IOAPIC_DEFAULT_BASE, 2, 1, 0);
+	for (i = 0; i < 4; i++)
+		bus_write(&vm.pio, 0x40 + i, 1, 0x34, 0);
+	bus_write(&vm.pio, 0x43, 1, 0xc2, 0);	/* read-back */
+	bus_write(&vm.pio, 0x43, 1, 0x80, 0);	/* ch2 latch */
+	bus_write(&vm.pio, 0x61, 1, 0x01, 0);
+	bus_write(&vm.pio, 0x20, 1, 0x11, 0);
+	bus_write(&vm.pio, 0x21, 1, 0x20, 0);
+	cr_assert_eq(vm.ioapic.stats.bad_accesses, 2);
+	isa_set_line(&vm, 9, 1);
+	cr_assert_eq(f.nmsi, 1);
 }

@@ -190,6 +190,22 @@ for trig in edge level; do
 		fail "pit-split-$trig: the level EOIs did not exit"
 done
 
+# The Windows pattern in split mode (tests/integration/ioapic-rotate.S):
+# 200 destination rotations of an edge entry commit no GSI route; with
+# --ioapic=naive every one commits.
+if gcc -DROTATIONS=200 -c tests/integration/ioapic-rotate.S -o $T/rotate.o &&
+	ld -m elf_x86_64 -Ttext 0x100000 -N -e start --no-warn-rwx-segments \
+		-o $T/rotate.elf $T/rotate.o; then
+	for p in optimized naive; do
+		boot rotate-split-$p 33 --irqchip=split --ioapic=$p --cpus 4 $T/rotate.elf || continue
+		want=0; [ $p = naive ] && want=200
+		grep -qE "^ irqchip split: route_commits $want for 401 IOAPIC redirection writes" $T/rotate-split-$p.err ||
+			fail "rotate-split-$p: want $want commits: $(grep 'irqchip split' $T/rotate-split-$p.err)"
+	done
+else
+	fail "ioapic-rotate.S does not build"
+fi
+
 boot kirq 0 --irqchip=kernel --hlt=guest --cpus 2 $K
 has kirq '^@boot proto=mb2 hv=irqlab pv=1 .*fwcfg_cpus=2'
 # KVM_RUN returns EAGAIN once per AP when its SIPI arrives; only EINTR is a
