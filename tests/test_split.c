@@ -179,6 +179,13 @@ Test(split, naive_commits_on_every_change)
 	}
 	cr_assert_eq(f.ncommit, 9, "one per destination change");
 	cr_assert_eq(f.nroutes, 0, "an edge entry still needs no route");
+	/* remote IRR is not part of what the guest wrote */
+	rte(9, 0x41 | IOAPIC_RTE_LEVEL, 0);
+	isa_set_line(&vm, 9, 1);
+	cr_assert(ioapic_rte(&vm.ioapic, 9) & IOAPIC_RTE_REMOTE_IRR);
+	f.ncommit = 0;
+	reg_write(IOAPIC_REG_REDTBL + 18, 0x41 | IOAPIC_RTE_LEVEL);
+	cr_assert_eq(f.ncommit, 0, "the same value again: no commit");
 }
 
 Test(split, traced_accesses_do_the_same)

@@ -289,7 +289,10 @@ static void isa_split_sync(struct vm *vm)
 	unsigned i;
 
 	for (i = 0; i < IOAPIC_NR_PINS; i++) {
-		uint64_t rte = ioapic_rte(&vm->ioapic, i);
+		/* as written: remote IRR and delivery status are not */
+		uint64_t rte = ioapic_rte(&vm->ioapic, i) &
+			       ~(uint64_t)(IOAPIC_RTE_REMOTE_IRR |
+					   IOAPIC_RTE_DELIVS);
 
 		r[i] = split_route_of(rte);
 		if (vm->cfg->ioapic_policy == IOAPIC_NAIVE)
@@ -439,7 +442,7 @@ void isa_init(struct vm *vm)
 			&ioapic_ops, vm))
 		die(EXIT_HOST, "IOAPIC: cannot serve %u vCPUs", vm->nr_vcpus);
 	for (unsigned i = 0; i < IOAPIC_NR_PINS; i++)
-		vm->split.rte[i] = ioapic_rte(&vm->ioapic, i);
+		vm->split.rte[i] = ioapic_rte(&vm->ioapic, i);	/* masked */
 	isa_add(vm, &vm->pio, "pit", 0x40, 4, &vm->pit, pit_bus_read,
 		pit_bus_write);
 	isa_add(vm, &vm->pio, "port61", 0x61, 1, &vm->pit, port61_bus_read,
