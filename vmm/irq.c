@@ -560,7 +560,10 @@ bool irq_halt(struct vcpu *v)
 		    __atomic_load_n(&q->init, __ATOMIC_SEQ_CST) ||
 		    (run->if_flag && lapic_pending_vector(&q->lapic) >= 0))
 			break;
-		q->halt_forever = !run->if_flag || !q->lapic.timer_deadline_ns;
+		/* the PIT's host timer (isa.c) may still raise an IRQ */
+		q->halt_forever = !run->if_flag ||
+				  (!q->lapic.timer_deadline_ns &&
+				   !isa_timer_armed(v->vm));
 		if (vm_sleep_begin(v, VCPU_HALTED)) {
 			vm_dead(v, run->if_flag ? "HLT with interrupts enabled "
 				"and no timer armed" : "HLT with interrupts "
