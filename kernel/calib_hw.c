@@ -153,6 +153,7 @@ static void run_cpuid(const struct calib_clock *clk, enum method m,
 	struct calib_result r;
 	int err;
 
+	o->tries++;
 	err = m == M_CPUID ? calib_tsc_from_cpuid(clk, &c) :
 			     calib_cpuid_leaf(clk, leaf[m], &c);
 	if (err) {
