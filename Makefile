@@ -1,7 +1,9 @@
 # irqlab: non-recursive build.  Kbuild says what each program is made of.
 #
 #   make            build/irqlab-vmm, build/kernel/irqlab.elf, irqlab32.elf
-#   make run        build, boot the kernel in irqlab-vmm, print the exit table
+#   make run        build, boot the kernel on 2 vCPUs in irqlab-vmm, print its
+#                   records (calibration, SMP, IPI check, 3 benchmark cases)
+#                   and the exit table
 #   make run-nested the same on nested KVM (no /dev/kvm needed)
 #   make test       install test dependencies if needed, run every test
 #   make bench-pir  the PIR-fold microbenchmark
@@ -95,10 +97,13 @@ $(B)/guest/%.o: %.S
 	@mkdir -p $(dir $@)
 	$(CC) $(KERN_CFLAGS) -D__ASSEMBLY__ -c $< -o $@
 
-# Without a usable /dev/kvm, it falls back to run-nested below.
+# Two vCPUs: calibration, SMP, the IPI check and three short benchmark
+# cases, then the exit table.  Without a usable /dev/kvm, it falls back
+# to run-nested below.
+RUN_ARGS := --cpus 2 --stats -a "check=ipi bench=ipi_pingpong,ipi_wake,exit_cost.pio iters=200"
 run: all
 	@if [ -c /dev/kvm ] && [ -r /dev/kvm ] && [ -w /dev/kvm ]; then \
-		echo "$(VMM) --stats $(KERNEL)"; $(VMM) --stats $(KERNEL); \
+		echo '$(VMM) $(RUN_ARGS) $(KERNEL)'; $(VMM) $(RUN_ARGS) $(KERNEL); \
 	else \
 		echo "note: no usable /dev/kvm here: booting irqlab-vmm on" \
 			"nested KVM under QEMU TCG (make run-nested)" >&2; \
