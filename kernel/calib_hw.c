@@ -117,7 +117,7 @@ static const char *const method_names[] = {
 struct outcome {
 	enum calib_source source;	/* of the TSC frequency; NONE: failed */
 	uint64_t tsc_hz, tsc_err, lapic_hz, lapic_err, bus_hz, window_ns;
-	uint32_t polls, pio, apic, tries;
+	uint32_t polls, pio, apic, tries, spins;
 	char failed[96];		/* "stage:error,..." */
 };
 
@@ -134,6 +134,7 @@ static void add_cost(struct outcome *o, const struct calib_result *r)
 	o->polls += r->polls;
 	o->pio += r->pio;
 	o->apic += r->apic;
+	o->spins += r->spins;
 }
 
 static void take_lapic(struct outcome *o, const struct calib_result *r)
@@ -273,7 +274,7 @@ static void print(const struct outcome *o, int have,
 	kprintf("@calib source=%s tsc_khz=%lu lapic_khz=%lu window_us=%lu "
 		"took_us=%lu polls=%u exits=%s pio_exits=%s apic_exits=%s "
 		"pio=%u apic=%u tsc_err_ppm=%lu lapic_err_ppm=%lu "
-		"cpuid_bus_khz=%lu use=%d tries=%u%s%s\n",
+		"cpuid_bus_khz=%lu use=%d tries=%u spins=%u%s%s\n",
 		calib_source_name(o->source), khz(o->tsc_hz),
 		khz(o->lapic_hz), (o->window_ns + 500) / 1000,
 		o->tsc_hz ? calib_muldiv(ticks, 1000000, o->tsc_hz) : 0,
@@ -283,7 +284,7 @@ static void print(const struct outcome *o, int have,
 		exits(e[2], sizeof(e[2]), have, s0, s1, IRQLAB_CNT_APIC),
 		o->pio, o->apic, calib_ppm(o->tsc_err, o->tsc_hz),
 		calib_ppm(o->lapic_err, o->lapic_hz), khz(o->bus_hz), use,
-		o->tries, o->failed[0] ? (o->source ? " failed=" : " reason=") : "",
+		o->tries, o->spins, o->failed[0] ? (o->source ? " failed=" : " reason=") : "",
 		o->failed);
 }
 
