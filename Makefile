@@ -69,7 +69,7 @@ $(KERNEL32): $(KERNEL)
 
 $(UNIT): $(UNIT_OBJS)
 	@mkdir -p $(dir $@)
-	$(CC) $(HOST_LDFLAGS) -o $@ $^ -lcriterion
+	$(CC) $(HOST_LDFLAGS) -o $@ $^ -lcriterion -lm
 
 PIR_BENCH	:= $(B)/pir-bench
 $(PIR_BENCH): $(call host,$(bench-pir-y))
