@@ -5,6 +5,7 @@
 #   make run-nested the same on nested KVM (no /dev/kvm needed)
 #   make test       install test dependencies if needed, run every test
 #   make bench-pir  the PIR-fold microbenchmark
+#   make bench      the guest-bench matrix (QUICK=1: a short run)
 #   make clean
 
 B	:= build
@@ -43,7 +44,7 @@ UNIT_OBJS	:= $(call host,$(tests-unit-y) $(calib-y)) $(VMM_CORE_OBJS)
 
 VERSION	:= $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 
-.PHONY: all run run-nested test unit integration bench-pir clean FORCE
+.PHONY: all run run-nested test unit integration bench-pir bench clean FORCE
 all: $(VMM) $(KERNEL) $(KERNEL32)
 
 $(VMM): $(VMM_OBJS)
@@ -77,6 +78,18 @@ $(PIR_BENCH): $(call host,$(bench-pir-y))
 
 bench-pir: $(PIR_BENCH)
 	$(PIR_BENCH)
+
+# The host runner (issue 6): docs/BENCHMARKS.md "Host runner".
+BENCH_REPORT	:= $(B)/bench-report
+NATIVE_FUTEX	:= $(B)/native-futex
+$(BENCH_REPORT): $(call host,$(bench-report-y))
+	$(CC) $(HOST_LDFLAGS) -o $@ $^ -lm
+$(NATIVE_FUTEX): $(call host,$(native-futex-y))
+	$(CC) $(HOST_LDFLAGS) -o $@ $^ -lm
+
+# make bench: every config, full; make bench QUICK=1: small iters, < 2 min
+bench: all $(BENCH_REPORT) $(NATIVE_FUTEX)
+	guest-bench/run $(if $(QUICK),--quick)
 
 $(B)/host/%.o: %.c
 	@mkdir -p $(dir $@)
