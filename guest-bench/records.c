@@ -133,6 +133,20 @@ int rec_parse(const char *line, struct record *r, size_t *where)
 	return REC_OK;
 }
 
+void rec_copy(struct record *dst, const struct record *src)
+{
+	unsigned i;
+
+	memcpy(dst, src, sizeof(*dst));
+	if (!src->name)
+		return;
+	dst->name = dst->buf + (src->name - src->buf);
+	for (i = 0; i < src->nkv; i++) {
+		dst->kv[i].key = dst->buf + (src->kv[i].key - src->buf);
+		dst->kv[i].val = dst->buf + (src->kv[i].val - src->buf);
+	}
+}
+
 const char *rec_get(const struct record *r, const char *key)
 {
 	unsigned i;

@@ -49,6 +49,8 @@ enum rec_err {
  */
 int rec_parse(const char *line, struct record *r, size_t *where);
 const char *rec_strerror(int err);
+/* Copy @src to @dst, pointers moved into @dst's own buffer. */
+void rec_copy(struct record *dst, const struct record *src);
 
 /* The value of @key, or NULL. */
 const char *rec_get(const struct record *r, const char *key);

@@ -33,6 +33,18 @@ Test(records, parses_a_bench_record)
 	cr_expect_eq(rec_get_u64(&r, "nope", &u), -1);
 }
 
+Test(records, copy_owns_its_strings)
+{
+	static struct record a, b;
+
+	cr_assert_eq(rec_parse("@bench case=x n=5", &a, NULL), REC_OK);
+	rec_copy(&b, &a);
+	memset(&a, 0, sizeof(a));
+	cr_expect_str_eq(b.name, "bench");
+	cr_expect_str_eq(rec_get(&b, "case"), "x");
+	cr_expect_str_eq(rec_get(&b, "n"), "5");
+}
+
 Test(records, name_only_and_blanks)
 {
 	cr_assert_eq(rec_parse("@ready", &r, NULL), REC_OK);
