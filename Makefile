@@ -126,7 +126,7 @@ test: all
 unit: $(UNIT)
 	@scripts/run-unit.sh $(UNIT)
 
-integration: all
+integration: all $(BENCH_REPORT) $(NATIVE_FUTEX)
 	@tests/integration/run.sh
 
 clean:
