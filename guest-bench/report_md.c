@@ -120,6 +120,37 @@ static void case_rows(FILE *f, const struct bconfig *c, unsigned n,
 	}
 }
 
+/* perf bench futex wake's summary: the guest's own, the host's perf */
+static void futex_table(FILE *f, const struct bconfig *c, unsigned n)
+{
+	const struct wake_summary *w;
+	const struct bcase *k;
+	unsigned i, rows = 0;
+
+	for (i = 0; i < n; i++) {
+		w = c[i].nwokeup ? &c[i].wokeup[c[i].nwokeup - 1] :
+		    c[i].have_perf ? &c[i].perf : NULL;
+		if (!w)
+			continue;
+		if (!rows++)
+			fputs("`futex_wake` as `perf bench futex wake` prints it "
+			      "(the guest's own case; native: `perf bench futex "
+			      "wake -t 1` on the host), and the wake-to-run "
+			      "p50:\n\n| config | Wokeup | ms (+-RSE) | "
+			      "wake-to-run p50 ns |\n|---|---|---|---|\n", f);
+		fprintf(f, "| %s | %u of %u | %.4f (+-%.2f%%) | ", c[i].name,
+			w->woken, w->threads, w->ms, w->rse_pct);
+		k = report_case(&c[i], "futex_wake");
+		if (k && !k->skipped)
+			num(f, &k->rec, "p50_ns", "%.0f");
+		else
+			fputs("-", f);
+		fputs(" |\n", f);
+	}
+	if (rows)
+		fputs("\n", f);
+}
+
 static void notes(FILE *f, const struct bconfig *c, unsigned n)
 {
 	unsigned i, j;
@@ -181,6 +212,7 @@ void report_markdown(FILE *f, const struct bconfig *c, unsigned n,
 			if (!seen_before(c, i, j))
 				case_rows(f, c, n, c[i].cases[j].name, ref);
 	fputs("\n", f);
+	futex_table(f, c, n);
 	notes(f, c, n);
 }
 
