@@ -74,8 +74,9 @@ static void jconfig(FILE *f, const struct bconfig *c)
 	jstr(f, c->status);
 	fputs(", \"reason\": ", f);
 	jstr(f, c->reason);
-	fprintf(f, ", \"rc\": %lld, \"wall_ms\": %lld, \"file\": ", c->rc,
-		c->wall_ms);
+	fprintf(f, ", \"rc\": %lld, \"wall_ms\": %lld, \"passes\": %u, "
+		"\"passes_ok\": %u, \"file\": ", c->rc, c->wall_ms, c->passes,
+		c->passes_ok);
 	jstr(f, c->file);
 	fputs(",\n   \"params\": ", f);
 	jrecord(f, &c->hdr);
@@ -171,8 +172,10 @@ static int write_json(const char *path, const struct bconfig *c, unsigned n,
 	jstr(f, h->machine);
 	fputs("},\n \"method\": \"percentiles are nearest-rank (the "
 	      "ceil(p/100*n)-th smallest sample), computed by the kernel "
-	      "(or native-futex); ratio = p50_ns / p50_ns of qemu-kvm-on, "
-	      "same case, same run\",\n \"configs\": [\n", f);
+	      "(or native-futex); with several passes of a config each "
+	      "field is the median over the passes (p50_ns_min/max: the "
+	      "spread); ratio = p50_ns / p50_ns of qemu-kvm-on, same case, "
+	      "same run\",\n \"configs\": [\n", f);
 	for (i = 0; i < n; i++) {
 		jconfig(f, &c[i]);
 		fputs(i + 1 < n ? ",\n" : "\n", f);
@@ -249,7 +252,7 @@ static void usage(void)
 int main(int argc, char **argv)
 {
 	const char *dir = NULL, *doc = NULL;
-	struct bconfig *c;
+	struct bconfig *c, *mc;
 	struct host_info h;
 	char path[4096], *md = NULL;
 	size_t mdlen = 0;
@@ -281,6 +284,15 @@ int main(int argc, char **argv)
 				c[n].errors[0]);
 		n++;
 	}
+	/* the passes of one config become one (report_merge.c) */
+	mc = calloc(n ? n : 1, sizeof(*mc));
+	if (!mc) {
+		fprintf(stderr, "bench-report: out of memory\n");
+		return 1;
+	}
+	n = report_merge(c, n, mc);
+	free(c);
+	c = mc;
 	host_info(&h);
 	if (mkdir(dir, 0777) && errno != EEXIST) {
 		fprintf(stderr, "bench-report: %s: %s\n", dir, strerror(errno));

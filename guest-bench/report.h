@@ -27,7 +27,7 @@ struct bconfig {
 	char file[512];
 	struct record hdr;		/* @config; hdr.name NULL if absent */
 	char status[16];		/* ok, failed */
-	char reason[64];
+	char reason[96];
 	long long rc, wall_ms;
 	struct bcase cases[REPORT_MAX_CASES];
 	unsigned ncases;
@@ -38,6 +38,7 @@ struct bconfig {
 	unsigned nwokeup;
 	char errors[REPORT_MAX_ERRORS][160];
 	unsigned nerrors, more_errors;
+	unsigned passes, passes_ok;	/* report_merge(); 1, 0|1 before */
 };
 
 struct host_info {
@@ -56,6 +57,16 @@ int report_read(const char *path, struct bconfig *c);
 const struct bcase *report_case(const struct bconfig *c, const char *name);
 /* The reference config for ratios: QEMU with KVM, kernel_irqchip=on. */
 const struct bconfig *report_ref(const struct bconfig *c, unsigned n);
+
+/*
+ * report_merge.c: the runner's passes of one config (files with the
+ * same @config name) into one struct bconfig in @out (room for @n),
+ * in order of first appearance; returns how many.  Per case, each
+ * numeric field is the median over the passes that reported it, plus
+ * passes=K and p50_ns_min/p50_ns_max; the Wokeup lines are one per pass.
+ */
+unsigned report_merge(const struct bconfig *in, unsigned n,
+		      struct bconfig *out);
 
 /* report_md.c */
 void report_markdown(FILE *f, const struct bconfig *c, unsigned n,

@@ -70,15 +70,19 @@ static void configs_table(FILE *f, const struct bconfig *c, unsigned n)
 {
 	unsigned i;
 
-	fputs("| config | what | status | wall s |\n|---|---|---|---|\n", f);
+	fputs("| config | what | status | passes | wall s |\n"
+	      "|---|---|---|---|---|\n", f);
 	for (i = 0; i < n; i++) {
 		fprintf(f, "| %s | ", c[i].name);
 		describe(f, &c[i]);
-		if (!strcmp(c[i].status, "ok"))
-			fputs(" | ok", f);
-		else
+		if (strcmp(c[i].status, "ok"))
 			fprintf(f, " | **FAILED** (%s)", c[i].reason);
-		fprintf(f, " | %.1f |\n", (double)c[i].wall_ms / 1000);
+		else if (c[i].reason[0])
+			fprintf(f, " | ok (%s)", c[i].reason);
+		else
+			fputs(" | ok", f);
+		fprintf(f, " | %u/%u | %.1f |\n", c[i].passes_ok, c[i].passes,
+			(double)c[i].wall_ms / 1000);
 	}
 }
 
@@ -97,7 +101,7 @@ static void case_rows(FILE *f, const struct bconfig *c, unsigned n,
 		      const char *name, const struct bconfig *ref)
 {
 	const struct bcase *k, *rk = ref ? report_case(ref, name) : NULL;
-	double p, rp;
+	double p, rp, d;
 	unsigned i;
 
 	for (i = 0; i < n; i++) {
@@ -106,6 +110,10 @@ static void case_rows(FILE *f, const struct bconfig *c, unsigned n,
 			continue;
 		fprintf(f, "| %s | %s | ", name, c[i].name);
 		num(f, &k->rec, "p50_ns", "%.0f");
+		if (!rec_get_double(&k->rec, "p50_ns_min", &p) &&
+		    !rec_get_double(&k->rec, "p50_ns_max", &rp) &&
+		    !rec_get_double(&k->rec, "passes", &d) && d > 1)
+			fprintf(f, " (%.0f-%.0f)", p, rp);
 		fputs(" | ", f);
 		num(f, &k->rec, "p99_ns", "%.0f");
 		fputs(" | ", f);
@@ -121,25 +129,42 @@ static void case_rows(FILE *f, const struct bconfig *c, unsigned n,
 }
 
 /* perf bench futex wake's summary: the guest's own, the host's perf */
+/* perf bench futex wake's summary: the guest's own, the host's perf */
 static void futex_table(FILE *f, const struct bconfig *c, unsigned n)
 {
+	double v[REPORT_MAX_WOKEUP];
 	const struct wake_summary *w;
 	const struct bcase *k;
-	unsigned i, rows = 0;
+	unsigned i, j, nw, rows = 0;
 
 	for (i = 0; i < n; i++) {
-		w = c[i].nwokeup ? &c[i].wokeup[c[i].nwokeup - 1] :
-		    c[i].have_perf ? &c[i].perf : NULL;
+		nw = c[i].nwokeup;
+		w = nw ? &c[i].wokeup[0] : c[i].have_perf ? &c[i].perf : NULL;
 		if (!w)
 			continue;
 		if (!rows++)
 			fputs("`futex_wake` as `perf bench futex wake` prints it "
 			      "(the guest's own case; native: `perf bench futex "
 			      "wake -t 1` on the host), and the wake-to-run "
-			      "p50:\n\n| config | Wokeup | ms (+-RSE) | "
-			      "wake-to-run p50 ns |\n|---|---|---|---|\n", f);
+			      "p50.  With several passes: the median pass's "
+			      "line, and the range:\n\n| config | Wokeup | ms "
+			      "(+-RSE) | range over passes, ms | wake-to-run "
+			      "p50 ns |\n|---|---|---|---|---|\n", f);
+		if (nw > 1) {
+			for (j = 0; j < nw; j++)
+				v[j] = c[i].wokeup[j].ms;
+			stats_sort(v, nw);
+			for (j = 0; j < nw; j++)
+				if (c[i].wokeup[j].ms == v[(nw - 1) / 2])
+					w = &c[i].wokeup[j];
+		}
 		fprintf(f, "| %s | %u of %u | %.4f (+-%.2f%%) | ", c[i].name,
 			w->woken, w->threads, w->ms, w->rse_pct);
+		if (nw > 1)
+			fprintf(f, "%.4f-%.4f (%u)", v[0], v[nw - 1], nw);
+		else
+			fputs("-", f);
+		fputs(" | ", f);
 		k = report_case(&c[i], "futex_wake");
 		if (k && !k->skipped)
 			num(f, &k->rec, "p50_ns", "%.0f");
@@ -199,7 +224,9 @@ void report_markdown(FILE *f, const struct bconfig *c, unsigned n,
 		h->date, h->git_describe, h->cpu_model, h->cpus, h->sysname,
 		h->release, iters ? iters : "?");
 	configs_table(f, c, n);
-	fprintf(f, "\np50 and p99 in ns (nearest rank).  Exits per "
+	fprintf(f, "\np50 and p99 in ns (nearest rank; with several passes "
+		"the median over them, and the p50s' range in brackets).  "
+		"Exits per "
 		"operation, irqlab-vmm only: total (send/kick/eoi/hlt/other), "
 		"userspace exits over all vCPUs.  Last column: p50 over "
 		"qemu-kvm-on's p50 for the case, same run%s.\n\n",

@@ -121,6 +121,7 @@ int report_read(const char *path, struct bconfig *c)
 	if (strchr(c->name, '.'))
 		*strrchr(c->name, '.') = '\0';
 	set_failed(c, "truncated");	/* until @config_end says */
+	c->passes = 1;
 	f = fopen(path, "r");
 	if (!f) {
 		set_failed(c, "unreadable");
@@ -160,6 +161,7 @@ int report_read(const char *path, struct bconfig *c)
 		take_record(c, &r, n, &in_perf);
 	}
 	fclose(f);
+	c->passes_ok = !strcmp(c->status, "ok");
 	if (!c->hdr.name)
 		add_error(c, 1, "no @config header", NULL);
 	else if (rec_get(&c->hdr, "name"))

@@ -151,3 +151,61 @@ Test(report, reference_config)
 	snprintf(two[1].status, sizeof(two[1].status), "ok");
 	cr_expect_eq(report_ref(two, 2), &two[1]);
 }
+
+Test(report, passes_merge_into_medians)
+{
+	static struct bconfig in[4], out[4];
+	const char *pass[] = {
+		"@config name=a iters=5\n@bench case=x n=5 p50_ns=10 apic=x2apic\n"
+		"@bench_skip case=y reason=tsc-skew\n"
+		"Wokeup 1 of 1 threads in 0.2 ms (+-1.00%)\n"
+		"@config_end status=ok rc=0 wall_ms=1\n",
+		"@config name=b\n@config_end status=failed rc=124 wall_ms=5 "
+		"reason=timeout\n",
+		"@config name=a iters=5\n@bench case=x n=5 p50_ns=30 apic=x2apic\n"
+		"@bench_skip case=y reason=tsc-skew\n"
+		"Wokeup 1 of 1 threads in 0.4 ms (+-2.00%)\n"
+		"@config_end status=ok rc=0 wall_ms=2\n",
+		"@config name=a iters=5\n@bench case=x n=5\n"
+		"@config_end status=failed rc=124 wall_ms=4 reason=timeout\n",
+	};
+	const struct bcase *k;
+	unsigned i, n;
+	double d;
+
+	for (i = 0; i < 4; i++) {
+		const char *p = file_of(pass[i]);
+
+		cr_assert_eq(report_read(p, &in[i]), 0);
+		unlink(p);
+	}
+	n = report_merge(in, 4, out);
+	cr_assert_eq(n, 2);
+	cr_expect_str_eq(out[0].name, "a");
+	cr_expect_str_eq(out[0].status, "ok");
+	cr_expect_eq(out[0].passes, 3);
+	cr_expect_eq(out[0].passes_ok, 2);
+	cr_expect(strstr(out[0].reason, "1 of 3 passes failed: timeout"), "%s",
+		  out[0].reason);
+	cr_expect_eq(out[0].wall_ms, 7);
+	k = report_case(&out[0], "x");
+	cr_assert(k);
+	cr_expect_eq(rec_get_double(&k->rec, "p50_ns", &d), 0);
+	cr_expect_float_eq(d, 20, 0);
+	cr_expect_eq(rec_get_double(&k->rec, "p50_ns_min", &d), 0);
+	cr_expect_float_eq(d, 10, 0);
+	cr_expect_eq(rec_get_double(&k->rec, "p50_ns_max", &d), 0);
+	cr_expect_float_eq(d, 30, 0);
+	cr_expect_eq(rec_get_double(&k->rec, "passes", &d), 0);
+	cr_expect_float_eq(d, 2, 0);
+	cr_expect_str_eq(rec_get(&k->rec, "apic"), "x2apic");
+	k = report_case(&out[0], "y");
+	cr_assert(k);
+	cr_expect_eq(k->skipped, 1);
+	cr_expect_str_eq(k->reason, "tsc-skew");
+	cr_expect_eq(out[0].nwokeup, 2);
+	cr_expect_str_eq(out[1].name, "b");
+	cr_expect_str_eq(out[1].status, "failed");
+	cr_expect_str_eq(out[1].reason, "timeout");
+	cr_expect_eq(out[1].passes_ok, 0);
+}
