@@ -66,7 +66,7 @@ static void jwake(FILE *f, const struct wake_summary *w)
 
 static void jconfig(FILE *f, const struct bconfig *c)
 {
-	unsigned i;
+	unsigned i, j;
 
 	fputs("  {\"name\": ", f);
 	jstr(f, c->name);
@@ -85,14 +85,14 @@ static void jconfig(FILE *f, const struct bconfig *c)
 	fputs(", \"tsc_sync\": ", f);
 	jrecord(f, &c->tsc_sync);
 	fputs(",\n   \"skipped\": [", f);
-	for (i = 0; i < c->ncases; i++) {
+	for (i = 0, j = 0; i < c->ncases; i++) {
 		if (!c->cases[i].skipped)
 			continue;
-		fputs("{\"case\": ", f);
+		fputs(j++ ? ", {\"case\": " : "{\"case\": ", f);
 		jstr(f, c->cases[i].name);
 		fputs(", \"reason\": ", f);
 		jstr(f, c->cases[i].reason);
-		fputs("} ", f);
+		fputc('}', f);
 	}
 	fputs("],\n   \"futex_summaries\": [", f);
 	for (i = 0; i < c->nwokeup; i++) {
