@@ -8,6 +8,7 @@
 #   make test       install test dependencies if needed, run every test
 #   make bench-pir  the PIR-fold microbenchmark
 #   make bench-calib  calibration from CPUID against the PIT, 50 boots each
+#   make bench      the guest-bench matrix (QUICK=1: a short run)
 #   make clean
 
 B	:= build
@@ -46,7 +47,7 @@ UNIT_OBJS	:= $(call host,$(tests-unit-y) $(calib-y)) $(VMM_CORE_OBJS)
 
 VERSION	:= $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 
-.PHONY: all run run-nested test unit integration bench-pir bench-calib clean FORCE
+.PHONY: all run run-nested test unit integration bench-pir bench-calib bench clean FORCE
 all: $(VMM) $(KERNEL) $(KERNEL32)
 
 $(VMM): $(VMM_OBJS)
@@ -72,7 +73,7 @@ $(KERNEL32): $(KERNEL)
 
 $(UNIT): $(UNIT_OBJS)
 	@mkdir -p $(dir $@)
-	$(CC) $(HOST_LDFLAGS) -o $@ $^ -lcriterion
+	$(CC) $(HOST_LDFLAGS) -o $@ $^ -lcriterion -lm
 
 PIR_BENCH	:= $(B)/pir-bench
 $(PIR_BENCH): $(call host,$(bench-pir-y))
@@ -84,6 +85,18 @@ bench-pir: $(PIR_BENCH)
 # docs/CALIB.md: boot-to-ready, calib exits and accuracy, cpuid against pit
 bench-calib: all
 	guest-bench/calib-bench.py
+
+# The host runner (issue 6): docs/BENCHMARKS.md "Host runner".
+BENCH_REPORT	:= $(B)/bench-report
+NATIVE_FUTEX	:= $(B)/native-futex
+$(BENCH_REPORT): $(call host,$(bench-report-y))
+	$(CC) $(HOST_LDFLAGS) -o $@ $^ -lm
+$(NATIVE_FUTEX): $(call host,$(native-futex-y))
+	$(CC) $(HOST_LDFLAGS) -o $@ $^ -lm
+
+# make bench: every config, full; make bench QUICK=1: small iters, < 2 min
+bench: all $(BENCH_REPORT) $(NATIVE_FUTEX)
+	guest-bench/run $(if $(QUICK),--quick)
 
 $(B)/host/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -123,7 +136,7 @@ test: all
 unit: $(UNIT)
 	@scripts/run-unit.sh $(UNIT)
 
-integration: all
+integration: all $(BENCH_REPORT) $(NATIVE_FUTEX)
 	@tests/integration/run.sh
 
 clean:
