@@ -1,10 +1,14 @@
 # irqlab: non-recursive build.  Kbuild says what each program is made of.
 #
 #   make            build/irqlab-vmm, build/kernel/irqlab.elf, irqlab32.elf
-#   make run        build, boot the kernel in irqlab-vmm, print the exit table
+#   make run        build, boot the kernel on 2 vCPUs in irqlab-vmm, print its
+#                   records (calibration, SMP, IPI check, 3 benchmark cases)
+#                   and the exit table
 #   make run-nested the same on nested KVM (no /dev/kvm needed)
 #   make test       install test dependencies if needed, run every test
 #   make bench-pir  the PIR-fold microbenchmark
+#   make bench-calib  calibration from CPUID against the PIT, 50 boots each
+#   make bench      the guest-bench matrix (QUICK=1: a short run)
 #   make clean
 
 B	:= build
@@ -43,7 +47,7 @@ UNIT_OBJS	:= $(call host,$(tests-unit-y) $(calib-y)) $(VMM_CORE_OBJS)
 
 VERSION	:= $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 
-.PHONY: all run run-nested test unit integration bench-pir clean FORCE
+.PHONY: all run run-nested test unit integration bench-pir bench-calib bench clean FORCE
 all: $(VMM) $(KERNEL) $(KERNEL32)
 
 $(VMM): $(VMM_OBJS)
@@ -69,7 +73,7 @@ $(KERNEL32): $(KERNEL)
 
 $(UNIT): $(UNIT_OBJS)
 	@mkdir -p $(dir $@)
-	$(CC) $(HOST_LDFLAGS) -o $@ $^ -lcriterion
+	$(CC) $(HOST_LDFLAGS) -o $@ $^ -lcriterion -lm
 
 PIR_BENCH	:= $(B)/pir-bench
 $(PIR_BENCH): $(call host,$(bench-pir-y))
@@ -77,6 +81,22 @@ $(PIR_BENCH): $(call host,$(bench-pir-y))
 
 bench-pir: $(PIR_BENCH)
 	$(PIR_BENCH)
+
+# docs/CALIB.md: boot-to-ready, calib exits and accuracy, cpuid against pit
+bench-calib: all
+	guest-bench/calib-bench.py
+
+# The host runner (issue 6): docs/BENCHMARKS.md "Host runner".
+BENCH_REPORT	:= $(B)/bench-report
+NATIVE_FUTEX	:= $(B)/native-futex
+$(BENCH_REPORT): $(call host,$(bench-report-y))
+	$(CC) $(HOST_LDFLAGS) -o $@ $^ -lm
+$(NATIVE_FUTEX): $(call host,$(native-futex-y))
+	$(CC) $(HOST_LDFLAGS) -o $@ $^ -lm
+
+# make bench: every config, full; make bench QUICK=1: small iters, < 2 min
+bench: all $(BENCH_REPORT) $(NATIVE_FUTEX)
+	guest-bench/run $(if $(QUICK),--quick)
 
 $(B)/host/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -90,10 +110,13 @@ $(B)/guest/%.o: %.S
 	@mkdir -p $(dir $@)
 	$(CC) $(KERN_CFLAGS) -D__ASSEMBLY__ -c $< -o $@
 
-# Without a usable /dev/kvm, it falls back to run-nested below.
+# Two vCPUs: calibration, SMP, the IPI check and three short benchmark
+# cases, then the exit table.  Without a usable /dev/kvm, it falls back
+# to run-nested below.
+RUN_ARGS := --cpus 2 --stats -a "check=ipi bench=ipi_pingpong,ipi_wake,exit_cost.pio iters=200"
 run: all
 	@if [ -c /dev/kvm ] && [ -r /dev/kvm ] && [ -w /dev/kvm ]; then \
-		echo "$(VMM) --stats $(KERNEL)"; $(VMM) --stats $(KERNEL); \
+		echo '$(VMM) $(RUN_ARGS) $(KERNEL)'; $(VMM) $(RUN_ARGS) $(KERNEL); \
 	else \
 		echo "note: no usable /dev/kvm here: booting irqlab-vmm on" \
 			"nested KVM under QEMU TCG (make run-nested)" >&2; \
@@ -113,7 +136,7 @@ test: all
 unit: $(UNIT)
 	@scripts/run-unit.sh $(UNIT)
 
-integration: all
+integration: all $(BENCH_REPORT) $(NATIVE_FUTEX)
 	@tests/integration/run.sh
 
 clean:

@@ -30,7 +30,10 @@ static const struct bench_case cases[] = {
 	{ "exit_cost.cpuid", case_exit_cpuid },
 	{ "exit_cost.pio", case_exit_pio },
 	{ "exit_cost.apic_read", case_exit_apic_read },
+	{ "exit_cost.mmio", case_exit_mmio },
 	{ "exit_cost.hlt", case_exit_hlt },
+	{ "timer", case_timer },
+	{ "futex_wake", case_futex_wake },
 	{ "ioapic_rotate", case_ioapic_rotate },
 };
 #define NR_CASES	(sizeof(cases) / sizeof(cases[0]))
@@ -57,6 +60,27 @@ void bench_exits_end(struct bench_exits *e)
 {
 	if (e->valid)
 		e->valid = !pv_snapshot(&e->after);
+}
+
+void bench_exits_zero(struct bench_exits *sum)
+{
+	memset(sum, 0, sizeof(*sum));
+	sum->valid = 1;
+	sum->before.count = sum->after.count = IRQLAB_NR_COUNTERS;
+}
+
+void bench_exits_add(struct bench_exits *sum, const struct bench_exits *one)
+{
+	unsigned i;
+
+	if (!one->valid || one->before.count < IRQLAB_NR_COUNTERS ||
+	    one->after.count < IRQLAB_NR_COUNTERS) {
+		sum->valid = 0;
+		return;
+	}
+	for (i = 0; i < IRQLAB_NR_COUNTERS; i++)
+		sum->after.counter[i] += one->after.counter[i] -
+					 one->before.counter[i];
 }
 
 int bench_wait(const uint32_t *p, uint32_t want)

@@ -21,6 +21,7 @@
 #define BENCH_VEC_WAKE		0xd2	/* ipi_wake */
 #define BENCH_VEC_SELF		0xd3	/* self_ipi, exit_cost.hlt */
 #define BENCH_VEC_BCAST		0xd4	/* broadcast.* */
+#define BENCH_VEC_TIMER		0xd5	/* timer.*: the LAPIC timer's LVT */
 
 /* ioapic_rotate's entries (case_ioapic.c); 0xd5-0xd7 are left for others */
 #define BENCH_VEC_IOAPIC_EDGE	0xd8	/* mode=edge */
@@ -45,6 +46,9 @@ uint64_t *bench_buf(unsigned which);
 /* Snapshots right before and after the sample loop. */
 void bench_exits_begin(struct bench_exits *e);
 void bench_exits_end(struct bench_exits *e);
+/* Sums over several loops: zero @sum, then add each loop's pair. */
+void bench_exits_zero(struct bench_exits *sum);
+void bench_exits_add(struct bench_exits *sum, const struct bench_exits *one);
 /*
  * Sort @s (@n samples, cycles) and print @bench for @name; the exit
  * counts of @e (may be NULL) are divided by @n * @ops_per_sample.
@@ -67,7 +71,16 @@ void bench_ap_enter(void);
 void bench_ap_leave(void);
 int bench_ap_stopping(void);
 
-void case_ioapic_rotate(void);	/* case_ioapic.c */
+/*
+ * tsc_sync.c: CPU0 and AP @cpu compare TSCs; the AP runs tsc_sync_ap()
+ * while CPU0 runs tsc_sync_bsp(), after a tsc_sync_reset() before the AP
+ * starts.  tsc_sync_bsp prints @tsc_sync and returns 0 (|skew| <=
+ * TSC_SKEW_MAX), 1 (skewed) or -1 (the AP did not answer).
+ */
+#define TSC_SKEW_MAX	2000	/* cycles */
+void tsc_sync_reset(void);
+void tsc_sync_ap(void);
+int tsc_sync_bsp(unsigned cpu, int64_t *skew);
 
 /* The cases (case_*.c): each prints its records. */
 void case_ipi_pingpong(void);
@@ -78,6 +91,10 @@ void case_broadcast_unicast(void);
 void case_exit_cpuid(void);
 void case_exit_pio(void);
 void case_exit_apic_read(void);
+void case_exit_mmio(void);
 void case_exit_hlt(void);
+void case_timer(void);	/* timer.oneshot, timer.tsc_deadline */
+void case_futex_wake(void);
+void case_ioapic_rotate(void);	/* ioapic_rotate.edge, .read; case_ioapic.c */
 
 #endif

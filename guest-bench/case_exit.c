@@ -8,7 +8,13 @@
  *             QEMU's PC claims: under irqlab-vmm a full round trip to
  *             the VMM's userspace (it reads all-ones);
  *   apic_read the TPR through lapic_read(): an MMIO read in xAPIC mode,
- *             an RDMSR in x2APIC mode (may be accelerated in-kernel).
+ *             an RDMSR in x2APIC mode (may be accelerated in-kernel);
+ *   mmio      a 32-bit load from EXIT_MMIO_ADDR, in the 32-bit MMIO hole
+ *             (never RAM: vmm/mem.h MEM_HOLE_START) and claimed by no
+ *             device of irqlab-vmm (vmm/machine.c, vmm/isa.c: the IOAPIC
+ *             is at 0xfec00000) nor of KVM's in-kernel irqchip, nor of
+ *             QEMU's PC: an EPT/NPT miss that KVM hands to userspace as
+ *             KVM_EXIT_MMIO, where bus_read() answers all-ones.
  * (exit_cost.hlt is in case_ipi.c, beside the self IPI it uses.)
  */
 #include <stdint.h>
@@ -20,8 +26,10 @@
 
 /* Unclaimed in irqlab-vmm (vmm/machine.c's bus) and in QEMU's PC. */
 #define EXIT_PIO_PORT	0x0ee0
+/* Unclaimed too; entry.S maps it uncached ([3 GiB, 4 GiB) is UC). */
+#define EXIT_MMIO_ADDR	0xfeb00000ul
 
-enum exit_kind { EXIT_CPUID, EXIT_PIO, EXIT_APIC };
+enum exit_kind { EXIT_CPUID, EXIT_PIO, EXIT_APIC, EXIT_MMIO };
 
 static void exit_once(enum exit_kind k)
 {
@@ -36,6 +44,9 @@ static void exit_once(enum exit_kind k)
 		break;
 	case EXIT_APIC:
 		(void)lapic_read(APIC_TPR);
+		break;
+	case EXIT_MMIO:
+		(void)*(volatile uint32_t *)EXIT_MMIO_ADDR;
 		break;
 	}
 }
@@ -73,4 +84,9 @@ void case_exit_pio(void)
 void case_exit_apic_read(void)
 {
 	exit_cost("exit_cost.apic_read", EXIT_APIC);
+}
+
+void case_exit_mmio(void)
+{
+	exit_cost("exit_cost.mmio", EXIT_MMIO);
 }

@@ -4,9 +4,9 @@
  * STI; HLT.  CPU0 writes its TSC into send_tsc and sends BENCH_VEC_WAKE;
  * CPU1's handler reads its own TSC first thing.  Latency = wake TSC -
  * send TSC, which is only meaningful if the two TSCs agree: a sync
- * check first measures their skew (@tsc_sync) and the case refuses to
- * report above TSC_SKEW_MAX.  The sender's cost of the send (the TSC
- * around lapic_send_ipi) is the separate record ipi_wake.send.
+ * check first measures their skew (@tsc_sync, tsc_sync.c) and the case
+ * refuses to report above TSC_SKEW_MAX.  The sender's cost of the send
+ * (the TSC around lapic_send_ipi) is the separate record ipi_wake.send.
  */
 #include <stdint.h>
 
@@ -18,61 +18,9 @@
 #include "smp.h"
 #include "x86.h"
 
-#define TSC_SYNC_ROUNDS	32
-#define TSC_SKEW_MAX	2000	/* cycles */
-
-/* the sync check's two lines: CPU0 -> CPU1 (a_) and back (b_) */
-static uint64_t a_tsc, b_tsc;
-static uint32_t a_seq, b_seq;
-static int64_t min01;		/* CPU1's TSC on seeing a_ - a_tsc */
-
 static uint64_t send_tsc;	/* CPU0's TSC right before the send */
 static uint32_t wakes, idles;
 static unsigned negative;	/* wake TSC before send TSC */
-
-static int64_t tsc_sync_ap(void)
-{
-	int64_t d, min = INT64_MAX;
-	uint32_t r;
-
-	for (r = 1; r <= TSC_SYNC_ROUNDS; r++) {
-		if (bench_wait(&a_seq, r))
-			break;
-		d = (int64_t)(rdtsc() - __atomic_load_n(&a_tsc,
-							 __ATOMIC_RELAXED));
-		if (d < min)
-			min = d;
-		if (r == TSC_SYNC_ROUNDS)
-			min01 = min;
-		__atomic_store_n(&b_tsc, rdtsc(), __ATOMIC_RELAXED);
-		__atomic_store_n(&b_seq, r, __ATOMIC_RELEASE);
-	}
-	return min;
-}
-
-/*
- * One-way d01 = latency + skew, d10 = latency - skew, with skew = TSC1 -
- * TSC0; with the minima of both, skew ~ (min d01 - min d10) / 2, within
- * half their sum.  0 and the skew, or -1 if CPU1 did not answer.
- */
-static int tsc_sync_bsp(int64_t *skew)
-{
-	int64_t d, min10 = INT64_MAX;
-	uint32_t r;
-
-	for (r = 1; r <= TSC_SYNC_ROUNDS; r++) {
-		__atomic_store_n(&a_tsc, rdtsc(), __ATOMIC_RELAXED);
-		__atomic_store_n(&a_seq, r, __ATOMIC_RELEASE);
-		if (bench_wait(&b_seq, r))
-			return -1;
-		d = (int64_t)(rdtsc() - __atomic_load_n(&b_tsc,
-							 __ATOMIC_RELAXED));
-		if (d < min10)
-			min10 = d;
-	}
-	*skew = (min01 - min10) / 2;
-	return 0;
-}
 
 static void wake_handler(struct trap_frame *tf)
 {
@@ -137,46 +85,47 @@ static int wake_loop(unsigned n, struct bench_exits *e)
 	return i < n ? -1 : 0;
 }
 
+/* ipi_wake.send comes from ipi_wake's loop: it skips with it */
+static void skip(const char *reason)
+{
+	bench_skip("ipi_wake", reason);
+	bench_skip("ipi_wake.send", reason);
+}
+
 void case_ipi_wake(void)
 {
-	const char *name = "ipi_wake";
 	unsigned n = bench_iters();
 	struct bench_exits e;
 	int64_t skew;
 	int ok;
 
 	if (lapic_mode() == LAPIC_NONE || !cpus[1].online) {
-		bench_skip(name, lapic_mode() == LAPIC_NONE ? "no-apic" :
+		skip(lapic_mode() == LAPIC_NONE ? "no-apic" :
 			   "one-cpu");
 		return;
 	}
 	idt_set_handler(BENCH_VEC_WAKE, wake_handler);
-	a_seq = b_seq = wakes = idles = negative = 0;
+	wakes = idles = negative = 0;
+	tsc_sync_reset();
 	if (bench_aps_start(target, 1)) {
-		bench_skip(name, "ap-timeout");
+		skip("ap-timeout");
 		return;
 	}
-	if (tsc_sync_bsp(&skew)) {
+	ok = tsc_sync_bsp(1, &skew);
+	if (ok) {
 		bench_aps_stop();
-		bench_skip(name, "tsc-sync-timeout");
-		return;
-	}
-	ok = skew <= TSC_SKEW_MAX && skew >= -TSC_SKEW_MAX;
-	kprintf("@tsc_sync cpus=0,1 skew_cyc=%ld ok=%d\n", skew, ok);
-	if (!ok) {
-		bench_aps_stop();
-		bench_skip(name, "tsc-skew");
+		skip(ok < 0 ? "tsc-sync-timeout" : "tsc-skew");
 		return;
 	}
 	ok = !wake_loop(n, &e);
 	bench_aps_stop();
 	if (!ok) {
-		bench_skip(name, "timeout");
+		skip("timeout");
 		return;
 	}
 	if (negative)
 		kprintf("bench: ipi_wake: %u wakes read a TSC before the "
 			"send's (counted as 0)\n", negative);
-	bench_report(name, bench_buf(0), n, &e, 1);
+	bench_report("ipi_wake", bench_buf(0), n, &e, 1);
 	bench_report("ipi_wake.send", bench_buf(1), n, &e, 1);
 }

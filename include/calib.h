@@ -111,7 +111,7 @@ struct calib_result {
 	uint64_t ticks;			/* the clock's ticks in that interval */
 	uint32_t polls;			/* reference reads in the wait loop */
 	uint32_t pio;			/* port accesses, setup included */
-	uint32_t apic;			/* APIC timer ops (arm, read, stop) */
+	uint32_t apic;			/* APIC timer ops (arm, reads, stop) */
 	uint32_t spins;			/* RDTSC loop iterations */
 };
 

@@ -25,17 +25,26 @@
 #include "spinlock.h"
 #include "uart.h"
 
-#define PV_LINE_MAX	256	/* bytes per exit, < IRQLAB_CONSOLE_MAX */
+/*
+ * The paravirtual console prints a whole string per exit, so lines are
+ * batched: a record line ('@' first, docs/RECORDS.md) is sent at once,
+ * with every plain line before it; plain lines wait for the next record,
+ * a full buffer, or console_flush() (kernel_exit() calls it).  A boot
+ * costs one exit per record instead of one per line.
+ */
+#define PV_BUF_MAX	2048	/* bytes per exit, < IRQLAB_CONSOLE_MAX */
+#define PV_LINE_MAX	256	/* a longer line is sent in pieces */
 
 static int use_pv;
-static char pv_line[PV_LINE_MAX + 1];	/* + the NUL */
+static char pv_line[PV_BUF_MAX + 1];	/* + the NUL */
 static size_t pv_len;
+static size_t pv_bol;			/* where the current line began */
 
 static struct spinlock lock = SPINLOCK_INIT;
 static struct cpu *owner;		/* the CPU holding @lock, or NULL */
 static unsigned depth;			/* its console_lock() calls */
 
-_Static_assert(PV_LINE_MAX < IRQLAB_CONSOLE_MAX, "console line too long");
+_Static_assert(PV_BUF_MAX < IRQLAB_CONSOLE_MAX, "console buffer too long");
 
 void console_init(void)
 {
@@ -56,14 +65,24 @@ static void pv_send(void)
 	pv_line[pv_len] = '\0';
 	pv_console_write(pv_line);	/* the VMM copies it during the exit */
 	pv_len = 0;
+	pv_bol = 0;
+}
+
+static void pv_putc(char c)
+{
+	pv_line[pv_len++] = c;
+	if (c != '\n' && pv_len - pv_bol < PV_LINE_MAX)
+		return;
+	if (pv_line[pv_bol] == '@' || PV_BUF_MAX - pv_len < PV_LINE_MAX)
+		pv_send();
+	else
+		pv_bol = pv_len;
 }
 
 void console_putc(char c)
 {
 	if (use_pv) {
-		pv_line[pv_len++] = c;
-		if (c == '\n' || pv_len == PV_LINE_MAX)
-			pv_send();
+		pv_putc(c);
 		return;
 	}
 	/* a terminal wants CR LF */

@@ -154,6 +154,8 @@ static void sim_lapic_arm(void *ctx, uint32_t count)
 	(void)ctx;
 	sim.apic_ops++;
 	sim.apic_load = op(sim.cost_apic);
+	if (sim.apic_write_late)
+		sim.apic_load = sim.now;
 	sim.apic_init = count;
 }
 

@@ -40,6 +40,7 @@ struct calib_sim {
 
 	uint64_t apic_hz;
 	bool apic_stuck;		/* the count never moves */
+	bool apic_write_late;		/* a write acts at the end of its op */
 	uint32_t apic_init;
 	uint64_t apic_load;
 

@@ -32,9 +32,10 @@ static void usage(FILE *f)
 "                          line STR; repeatable (at most %d)\n"
 "      --multiboot 1|2     force the multiboot version (default: 2 if the\n"
 "                          image has a multiboot2 header, else 1)\n"
-"      --irqchip MODE      user: interrupt controllers emulated by irqlab\n"
-"                          (default: the local APIC); kernel: KVM's\n"
-"                          in-kernel LAPIC, IOAPIC and PIC\n"
+"      --irqchip MODE      user (default): irqlab emulates the local APIC,\n"
+"                          IOAPIC, PIT and PIC; kernel: KVM's in-kernel\n"
+"                          LAPIC, IOAPIC, PIC and PIT; split: KVM's\n"
+"                          LAPIC, irqlab's IOAPIC (MSIs), PIT and PIC\n"
 "      --apic-mhz N        APIC timer input clock in MHz (1-10000, default\n"
 "                          1000, as KVM's in-kernel APIC)\n"
 "      --x2apic, --no-x2apic  show or hide the x2APIC CPUID bit (default:\n"
@@ -49,7 +50,9 @@ static void usage(FILE *f)
 "                          only when a level vector moves between TMRs\n"
 "                          (default); naive: every change stops every\n"
 "                          vCPU (bhyve's rendezvous), for comparison\n"
-"      --trace LIST        decoded events on stderr; LIST: lapic\n"
+"      --trace LIST        decoded events on stderr; LIST: a comma-separated\n"
+"                          list of lapic (user irqchip), ioapic, pit, pic\n"
+"                          (user and split irqchip)\n"
 "      --stats             print the exit table on stderr at exit\n"
 "      --stats-json FILE   write the exit counters as JSON to FILE\n"
 "  -h, --help              this text\n"
@@ -149,12 +152,19 @@ static unsigned parse_trace(char *arg)
 	     tok = strtok_r(NULL, ",", &save)) {
 		if (!strcmp(tok, "lapic"))
 			t |= TRACE_LAPIC;
+		else if (!strcmp(tok, "ioapic"))
+			t |= TRACE_IOAPIC;
+		else if (!strcmp(tok, "pit"))
+			t |= TRACE_PIT;
+		else if (!strcmp(tok, "pic"))
+			t |= TRACE_PIC;
 		else
-			bad_usage("--trace: unknown class '%s' (known: lapic)",
-				  tok);
+			bad_usage("--trace: unknown class '%s' (known: lapic, "
+				  "ioapic, pit, pic)", tok);
 	}
 	if (!t)
-		bad_usage("--trace needs a class (known: lapic)%s", "");
+		bad_usage("--trace needs a class (known: lapic, ioapic, pit, "
+			  "pic)%s", "");
 	return t;
 }
 
@@ -193,8 +203,10 @@ void cli_parse(int argc, char **argv, struct vmm_config *cfg)
 				cfg->irqchip = IRQCHIP_USER;
 			else if (!strcmp(optarg, "kernel"))
 				cfg->irqchip = IRQCHIP_KERNEL;
+			else if (!strcmp(optarg, "split"))
+				cfg->irqchip = IRQCHIP_SPLIT;
 			else
-				bad_usage("--irqchip must be user or kernel, "
+				bad_usage("--irqchip must be user, kernel or split, "
 					  "not '%s'", optarg);
 			break;
 		case OPT_X2APIC:

@@ -159,6 +159,8 @@ static void exit_msr(struct vcpu *v)
 enum exit_action exit_dispatch(struct vcpu *v)
 {
 	static const int cls_hlt[] = { IRQLAB_CNT_TOTAL, IRQLAB_CNT_HLT, -1 };
+	static const int cls_eoi[] = { IRQLAB_CNT_TOTAL, IRQLAB_CNT_APIC,
+				       IRQLAB_CNT_APIC_EOI, -1 };
 	static const int cls_win[] = { IRQLAB_CNT_TOTAL, IRQLAB_CNT_IRQ_WINDOW, -1 };
 	static const int cls_other[] = { IRQLAB_CNT_TOTAL, IRQLAB_CNT_OTHER, -1 };
 	unsigned reason = v->run->exit_reason;
@@ -173,6 +175,12 @@ enum exit_action exit_dispatch(struct vcpu *v)
 	case KVM_EXIT_X86_RDMSR:
 	case KVM_EXIT_X86_WRMSR:
 		exit_msr(v);
+		return EXIT_CONTINUE;
+	case KVM_EXIT_IOAPIC_EOI:
+		/* --irqchip=split: KVM's LAPIC took the EOI of a vector of a
+		 * level route (api.rst); irqlab's IOAPIC clears remote IRR */
+		count(v, reason, cls_eoi);
+		isa_eoi(v->vm, v->run->eoi.vector);
 		return EXIT_CONTINUE;
 	case KVM_EXIT_HLT:
 		count(v, reason, cls_hlt);

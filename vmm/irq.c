@@ -441,10 +441,18 @@ static bool requests_pending(struct vcpu *v)
 	       __atomic_load_n(&v->vm->rendezvous, __ATOMIC_SEQ_CST);
 }
 
+/*
+ * A kick that landed while the thread was outside the guest (the APIC
+ * timer's signal while it slept in HLT, say) left immediate_exit set, and
+ * would cost one empty KVM_RUN.  Everything a kick asks for is checked
+ * below after mode goes IN_GUEST, and a kick after that store sets the
+ * flag again, so it can be cleared first.
+ */
 bool irq_enter_guest(struct vcpu *v)
 {
+	__atomic_store_n(&v->run->immediate_exit, 0, __ATOMIC_SEQ_CST);
 	__atomic_store_n(&v->irq.mode, VCPU_MODE_IN_GUEST, __ATOMIC_SEQ_CST);
-	if (!requests_pending(v) && !timer_due(v))
+	if (!requests_pending(v) && !timer_due(v) && !vm_stopping(v->vm))
 		return true;
 	__atomic_store_n(&v->irq.mode, VCPU_MODE_OUTSIDE, __ATOMIC_SEQ_CST);
 	return false;
@@ -552,7 +560,10 @@ bool irq_halt(struct vcpu *v)
 		    __atomic_load_n(&q->init, __ATOMIC_SEQ_CST) ||
 		    (run->if_flag && lapic_pending_vector(&q->lapic) >= 0))
 			break;
-		q->halt_forever = !run->if_flag || !q->lapic.timer_deadline_ns;
+		/* the PIT's host timer (isa.c) may still raise an IRQ */
+		q->halt_forever = !run->if_flag ||
+				  (!q->lapic.timer_deadline_ns &&
+				   !isa_timer_armed(v->vm));
 		if (vm_sleep_begin(v, VCPU_HALTED)) {
 			vm_dead(v, run->if_flag ? "HLT with interrupts enabled "
 				"and no timer armed" : "HLT with interrupts "

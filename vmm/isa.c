@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * --irqchip=user: the board's interrupt lines.  The 8254 PIT (ports
- * 0x40-0x43 and 0x61) and the IOAPIC (0xfec00000) are pure models; this
- * file gives them a lock, host timers and the APIC bus.
+ * --irqchip=user and split: the board's interrupt lines.  The 8254 PIT (ports
+ * 0x40-0x43 and 0x61), the IOAPIC (0xfec00000) and the 8259A pair (0x20,
+ * 0xa0, ELCR 0x4d0) are pure models; this file gives them a lock, host
+ * timers and the APIC bus.
  *
  * Locks: vm->isa_lock serialises the PIT and the IOAPIC, and is taken
  * before vm->apic_lock, never after.  A LAPIC EOI of a level vector is
@@ -10,6 +11,10 @@
  *
  * Lines: ISA IRQ0 (the PIT) is IOAPIC pin 2, as the MADT's interrupt
  * source override says (ACPI 6.5 sec. 5.2.12.5); ISA IRQ n > 0 is pin n.
+ * Every ISA line 0-15 also goes to the same line of the PIC, whose INTR
+ * has no path to a CPU yet (no ExtINT, no LINT0): a guest that has
+ * initialised it and unmasks a line there gets one warning, and the
+ * interrupt is dropped.
  */
 #include <errno.h>
 #include <signal.h>
@@ -39,7 +44,26 @@ static void isa_set_irq(void *ctx, unsigned line, int level)
 	struct vm *vm = ctx;
 
 	ioapic_set_irq(&vm->ioapic, isa_pin(line), level);
+	if (line < PIC_NR_LINES)
+		pic_set_irq(&vm->pic, line, level);
 }
+
+/* The PIC's INTR: irqlab has no ExtINT or virtual-wire path for it. */
+static void isa_pic_intr(void *ctx, int level)
+{
+	struct vm *vm = ctx;
+
+	/* before ICW1-ICW4 the master has no vectors: nothing to deliver */
+	if (level && vm->pic.chip[0].ready && !vm->pic_warned) {
+		vm->pic_warned = true;
+		warn("8259 PIC: an unmasked line is pending, but irqlab does "
+		     "not deliver the PIC's INTR (ExtINT) to a CPU; dropped");
+	}
+}
+
+static const struct pic_ops isa_pic_ops = {
+	.intr = isa_pic_intr,
+};
 
 static void pit_timer_arm(void *ctx, uint64_t deadline_ns)
 {
@@ -153,6 +177,138 @@ static const struct ioapic_ops isa_ioapic_ops = {
 	.rendezvous = isa_rendezvous,
 };
 
+/* ---- --irqchip=split: the IOAPIC's messages as MSIs to KVM's LAPICs ---- */
+
+/*
+ * Intel SDM vol. 3 10.11.1: address FEEx_xxxxh with the destination in
+ * bits 19:12, RH (bit 3) for lowest priority and DM (bit 2) logical; data
+ * with the vector, the delivery mode in bits 10:8, and for a level
+ * message assert (bit 14) and trigger (bit 15).
+ */
+static struct split_msi split_msi_of(uint8_t vector, uint32_t delivery,
+				     bool logical, bool level, uint32_t dest)
+{
+	struct split_msi m;
+
+	m.addr = 0xfee00000u | (dest & 0xff) << 12 |
+		 (delivery == APIC_ICR_DM_LOWEST ? 1u << 3 : 0) |
+		 (logical ? 1u << 2 : 0);
+	m.data = vector | (delivery & 0x700) | 1u << 14 |
+		 (level ? 1u << 15 : 0);
+	return m;
+}
+
+static int split_deliver(void *ctx, const struct lapic_ipi *msg)
+{
+	struct vm *vm = ctx;
+	struct split_msi m;
+	int r;
+
+	if (msg->delivery == 7 << 8) {		/* ExtINT: no PIC path */
+		if (!vm->split.extint_warned) {
+			vm->split.extint_warned = true;
+			warn("IOAPIC: ExtINT delivery needs the 8259 PIC's "
+			     "vector, which irqlab does not route; dropped");
+		}
+		return 0;
+	}
+	m = split_msi_of(msg->vector, msg->delivery, msg->logical, msg->level,
+			 msg->dest);
+	vm->split.msis++;
+	r = vm->split.ops->signal_msi(vm, &m);
+	if (r < 0)
+		vm->split.msi_errors++;
+	return r < 0 ? 0 : r;
+}
+
+/*
+ * KVM's LAPICs are out of sight: the IOAPIC's own bookkeeping (its TMR
+ * sets and counters) takes APIC ID n for vCPU n, as KVM_CREATE_VCPU
+ * gives, and a logical destination as every vCPU.  KVM derives the real
+ * EOI-exit bitmaps from the routes (isa_split_sync()).
+ */
+static uint64_t split_dest_mask(void *ctx, uint32_t dest, bool logical)
+{
+	struct vm *vm = ctx;
+	uint64_t all = vm->nr_vcpus == 64 ? ~0ull : (1ull << vm->nr_vcpus) - 1;
+
+	if (logical || dest == 0xff)
+		return all;
+	return dest < vm->nr_vcpus ? 1ull << dest : 0;
+}
+
+static void split_tmr_update(void *ctx, unsigned cpu, const uint32_t *tmr)
+{
+	(void)ctx, (void)cpu, (void)tmr;
+}
+
+static void split_rendezvous(void *ctx, int src)
+{
+	(void)ctx, (void)src;
+}
+
+static const struct ioapic_ops split_ioapic_ops = {
+	.deliver = split_deliver,
+	.dest_mask = split_dest_mask,
+	.tmr_update = split_tmr_update,
+	.rendezvous = split_rendezvous,
+};
+
+/*
+ * The route KVM needs for a pin: only a level entry (fixed or lowest
+ * priority, 82093AA 3.2.4) has one, because KVM sets a vCPU's EOI-exit
+ * bit (KVM_EXIT_IOAPIC_EOI) for the vector of each level MSI route of a
+ * reserved GSI that names it (api.rst, KVM_CAP_SPLIT_IRQCHIP).  Mask and
+ * polarity are not in it, nor is anything of an edge entry: delivery is
+ * by KVM_SIGNAL_MSI, which needs no route.
+ */
+static struct split_msi split_route_of(uint64_t rte)
+{
+	uint32_t lo = (uint32_t)rte, dm = lo & IOAPIC_RTE_DM_MASK;
+
+	if (!(lo & IOAPIC_RTE_LEVEL) ||
+	    (dm != IOAPIC_RTE_DM_FIXED && dm != IOAPIC_RTE_DM_LOWEST))
+		return (struct split_msi){ 0, 0 };
+	return split_msi_of(lo & IOAPIC_RTE_VECTOR, dm,
+			    lo & IOAPIC_RTE_LOGICAL, true,
+			    (uint32_t)(rte >> 32) >> IOAPIC_RTE_DEST_SHIFT);
+}
+
+/*
+ * After an IOAPIC write: commit the routes only when the effective route
+ * of a pin changed.  Each commit makes KVM rescan every vCPU's EOI-exit
+ * bitmap (KVM_REQ_SCAN_IOAPIC), the split-mode form of the rendezvous.
+ * --ioapic=naive commits on any change of any entry, as a VMM that
+ * rebuilds the routes on every redirection write.
+ */
+static void isa_split_sync(struct vm *vm)
+{
+	struct split_state *s = &vm->split;
+	struct split_msi r[IOAPIC_NR_PINS];
+	bool changed = false;
+	unsigned i;
+
+	for (i = 0; i < IOAPIC_NR_PINS; i++) {
+		/* as written: remote IRR and delivery status are not */
+		uint64_t rte = ioapic_rte(&vm->ioapic, i) &
+			       ~(uint64_t)(IOAPIC_RTE_REMOTE_IRR |
+					   IOAPIC_RTE_DELIVS);
+
+		r[i] = split_route_of(rte);
+		if (vm->cfg->ioapic_policy == IOAPIC_NAIVE)
+			changed |= rte != s->rte[i];
+		else
+			changed |= memcmp(&r[i], &s->route[i], sizeof(r[i])) != 0;
+		s->rte[i] = rte;
+	}
+	if (!changed)
+		return;
+	s->route_commits++;
+	if (s->ops->set_routes(vm, r, IOAPIC_NR_PINS))
+		warn("--irqchip=split: KVM_SET_GSI_ROUTING failed");
+	memcpy(s->route, r, sizeof(r));
+}
+
 /*
  * Every ISA device is reached under isa_lock: one pair of bus callbacks
  * takes it around the model's own.  A write may have started an
@@ -165,9 +321,25 @@ static uint64_t isa_bus_read(void *opaque, uint64_t off, unsigned size,
 	uint64_t v;
 
 	pthread_mutex_lock(&d->vm->isa_lock);
-	v = d->read(d->dev, off, size, cpu);
+	if (d->vm->cfg->trace & TRACE_ISA) {
+		struct isa_trace_snap s;
+
+		isa_trace_begin(d->vm, d, cpu, &s);
+		v = d->read(d->dev, off, size, cpu);
+		isa_trace_end(d->vm, d, &s, off, size, v, false);
+	} else {
+		v = d->read(d->dev, off, size, cpu);
+	}
 	pthread_mutex_unlock(&d->vm->isa_lock);
 	return v;
+}
+
+static void isa_do_write(struct isa_dev *d, uint64_t off, unsigned size,
+			 uint64_t val, int cpu)
+{
+	d->write(d->dev, off, size, val, cpu);
+	if (d->vm->cfg->irqchip == IRQCHIP_SPLIT && d->dev == &d->vm->ioapic)
+		isa_split_sync(d->vm);
 }
 
 static void isa_bus_write(void *opaque, uint64_t off, unsigned size,
@@ -176,7 +348,15 @@ static void isa_bus_write(void *opaque, uint64_t off, unsigned size,
 	struct isa_dev *d = opaque;
 
 	pthread_mutex_lock(&d->vm->isa_lock);
-	d->write(d->dev, off, size, val, cpu);
+	if (d->vm->cfg->trace & TRACE_ISA) {
+		struct isa_trace_snap s;
+
+		isa_trace_begin(d->vm, d, cpu, &s);
+		isa_do_write(d, off, size, val, cpu);
+		isa_trace_end(d->vm, d, &s, off, size, val, true);
+	} else {
+		isa_do_write(d, off, size, val, cpu);
+	}
 	isa_rendezvous_end(d->vm);
 	pthread_mutex_unlock(&d->vm->isa_lock);
 }
@@ -204,11 +384,49 @@ void isa_eoi(struct vm *vm, uint8_t vector)
 	pthread_mutex_unlock(&vm->isa_lock);
 }
 
+/* Whether the PIT's host timer will fire (read under the lock: the timer
+ * thread clears it while it re-arms) */
+bool isa_timer_armed(struct vm *vm)
+{
+	bool armed;
+
+	pthread_mutex_lock(&vm->isa_lock);
+	armed = vm->pit.timer_deadline != 0;
+	pthread_mutex_unlock(&vm->isa_lock);
+	return armed;
+}
+
 void isa_set_line(struct vm *vm, unsigned line, int level)
 {
 	pthread_mutex_lock(&vm->isa_lock);
 	isa_set_irq(vm, line, level);
 	pthread_mutex_unlock(&vm->isa_lock);
+}
+
+static void isa_trace_op(void *ctx, const char *line)
+{
+	isa_trace_line(ctx, line);
+}
+
+/* The models' ops, with their trace op when --trace asks for it. */
+static struct ioapic_ops ioapic_ops;
+static struct pit_ops pit_ops;
+static struct pic_ops pic_ops;
+
+static void isa_pick_ops(struct vm *vm)
+{
+	unsigned t = vm->cfg->trace;
+
+	ioapic_ops = vm->cfg->irqchip == IRQCHIP_SPLIT ? split_ioapic_ops :
+		     isa_ioapic_ops;
+	pit_ops = isa_pit_ops;
+	pic_ops = isa_pic_ops;
+	if (t & TRACE_IOAPIC)
+		ioapic_ops.trace = isa_trace_op;
+	if (t & TRACE_PIT)
+		pit_ops.trace = isa_trace_op;
+	if (t & TRACE_PIC)
+		pic_ops.trace = isa_trace_op;
 }
 
 void isa_init(struct vm *vm)
@@ -220,16 +438,26 @@ void isa_init(struct vm *vm)
 	};
 
 	pthread_mutex_init(&vm->isa_lock, NULL);
+	isa_pick_ops(vm);
 	if (timer_create(CLOCK_MONOTONIC, &sev, &vm->pit_timer))
 		die(EXIT_HOST, "PIT timer: timer_create: %s", strerror(errno));
-	pit_init(&vm->pit, &isa_pit_ops, vm);
+	pit_init(&vm->pit, &pit_ops, vm);
 	if (ioapic_init(&vm->ioapic, vm->nr_vcpus, 0, vm->cfg->ioapic_policy,
-			&isa_ioapic_ops, vm))
+			&ioapic_ops, vm))
 		die(EXIT_HOST, "IOAPIC: cannot serve %u vCPUs", vm->nr_vcpus);
+	for (unsigned i = 0; i < IOAPIC_NR_PINS; i++)
+		vm->split.rte[i] = ioapic_rte(&vm->ioapic, i);	/* masked */
 	isa_add(vm, &vm->pio, "pit", 0x40, 4, &vm->pit, pit_bus_read,
 		pit_bus_write);
 	isa_add(vm, &vm->pio, "port61", 0x61, 1, &vm->pit, port61_bus_read,
 		port61_bus_write);
+	pic_init(&vm->pic, &pic_ops, vm);
+	isa_add(vm, &vm->pio, "pic1", PIC_MASTER_CMD, 2, &vm->pic,
+		pic_master_read, pic_master_write);
+	isa_add(vm, &vm->pio, "pic2", PIC_SLAVE_CMD, 2, &vm->pic,
+		pic_slave_read, pic_slave_write);
+	isa_add(vm, &vm->pio, "elcr", PIC_ELCR1, 2, &vm->pic, pic_elcr_read,
+		pic_elcr_write);
 	isa_add(vm, &vm->mmio, "ioapic", IOAPIC_DEFAULT_BASE, IOAPIC_MMIO_SIZE,
 		&vm->ioapic, ioapic_bus_read, ioapic_bus_write);
 	/* the pc-testdev lines are ISA lines too; its writes run under

@@ -56,13 +56,77 @@ static void kvm_set_apic_bus(struct vm *vm, unsigned mhz)
 	};
 
 	if (1000 % mhz)
-		die(EXIT_USAGE, "--apic-mhz %u with --irqchip=kernel: KVM takes "
+		die(EXIT_USAGE, "--apic-mhz %u with KVM's LAPIC: KVM takes "
 		    "a whole number of ns per APIC bus cycle (1000 / MHz)", mhz);
 	if (!kvm_check(vm, KVM_CAP_X86_APIC_BUS_CYCLES_NS) ||
 	    kvm_vm_ioctl(vm, KVM_ENABLE_CAP, &cap) < 0)
-		die(EXIT_HOST, "--apic-mhz %u with --irqchip=kernel: this KVM "
+		die(EXIT_HOST, "--apic-mhz %u with KVM's LAPIC: this KVM "
 		    "has no KVM_CAP_X86_APIC_BUS_CYCLES_NS; its APIC runs at "
 		    "1000 MHz", mhz);
+}
+
+/* ---- --irqchip=split ---- */
+
+/* api.rst, KVM_SIGNAL_MSI: >0 delivered, 0 blocked by the guest */
+static int kvm_signal_msi(struct vm *vm, const struct split_msi *m)
+{
+	struct kvm_msi msi = { .address_lo = m->addr, .data = m->data };
+
+	return kvm_vm_ioctl(vm, KVM_SIGNAL_MSI, &msi);
+}
+
+/*
+ * api.rst, KVM_SET_GSI_ROUTING: the whole table at once.  GSIs below
+ * KVM_CAP_SPLIT_IRQCHIP's args[0] are the IOAPIC's: KVM scans their MSI
+ * routes for the EOI-exit bitmaps (level routes: KVM_EXIT_IOAPIC_EOI).
+ */
+static int kvm_set_routes(struct vm *vm, const struct split_msi *r,
+			  unsigned n)
+{
+	struct {
+		struct kvm_irq_routing h;
+		struct kvm_irq_routing_entry e[IOAPIC_NR_PINS];
+	} t;
+	unsigned i;
+
+	memset(&t, 0, sizeof(t));
+	for (i = 0; i < n && i < IOAPIC_NR_PINS; i++) {
+		if (!r[i].addr)
+			continue;
+		t.e[t.h.nr] = (struct kvm_irq_routing_entry){
+			.gsi = i, .type = KVM_IRQ_ROUTING_MSI,
+			.u.msi = { .address_lo = r[i].addr, .data = r[i].data },
+		};
+		t.h.nr++;
+	}
+	return kvm_vm_ioctl(vm, KVM_SET_GSI_ROUTING, &t) < 0 ? -1 : 0;
+}
+
+static const struct split_ops kvm_split_ops = {
+	.signal_msi = kvm_signal_msi,
+	.set_routes = kvm_set_routes,
+};
+
+/*
+ * api.rst, KVM_CAP_SPLIT_IRQCHIP: the LAPICs in KVM, the IOAPIC, PIC and
+ * PIT in userspace; args[0] GSIs are reserved for the IOAPIC's routes.
+ * It must come before any vCPU exists.
+ */
+static void kvm_enable_split(struct vm *vm)
+{
+	struct kvm_enable_cap cap = {
+		.cap = KVM_CAP_SPLIT_IRQCHIP,
+		.args[0] = IOAPIC_NR_PINS,
+	};
+
+	if (!kvm_check(vm, KVM_CAP_SPLIT_IRQCHIP))
+		die(EXIT_HOST, "--irqchip=split: no KVM_CAP_SPLIT_IRQCHIP");
+	if (!kvm_check(vm, KVM_CAP_SIGNAL_MSI))
+		die(EXIT_HOST, "--irqchip=split: no KVM_CAP_SIGNAL_MSI");
+	if (kvm_vm_ioctl(vm, KVM_ENABLE_CAP, &cap) < 0)
+		die(EXIT_HOST, "KVM_ENABLE_CAP(SPLIT_IRQCHIP, 24): %s",
+		    strerror(errno));
+	vm->split.ops = &kvm_split_ops;
 }
 
 /* What must be set before the first vCPU exists (api.rst, KVM_ENABLE_CAP). */
@@ -84,8 +148,10 @@ static void kvm_enable_vm_caps(struct vm *vm)
 			die(EXIT_HOST, "KVM_ENABLE_CAP(DISABLE_EXITS_HLT): %s",
 			    strerror(errno));
 	}
-	if (cfg->irqchip == IRQCHIP_KERNEL && cfg->apic_mhz != 1000)
+	if (cfg->irqchip != IRQCHIP_USER && cfg->apic_mhz != 1000)
 		kvm_set_apic_bus(vm, cfg->apic_mhz);
+	if (cfg->irqchip == IRQCHIP_SPLIT)
+		kvm_enable_split(vm);
 	if (cfg->irqchip == IRQCHIP_KERNEL) {
 		if (!kvm_check(vm, KVM_CAP_IRQCHIP))
 			die(EXIT_HOST, "--irqchip=kernel: no KVM_CAP_IRQCHIP");
@@ -221,7 +287,7 @@ static struct kvm_cpuid2 *kvm_supported_cpuid(struct vm *vm)
 
 /*
  * The CPUID features that depend on the interrupt controller.  With
- * --irqchip=kernel, KVM's LAPIC is there: APIC, x2APIC (unless
+ * --irqchip=kernel or split, KVM's LAPIC is there: APIC, x2APIC (unless
  * --no-x2apic) and TSC-deadline stay as KVM reports them.  With
  * --irqchip=user, irqlab's LAPIC is there: APIC always, x2APIC and
  * TSC-deadline when KVM lets their MSRs reach irqlab (vm->x2apic_ok,

@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -131,6 +132,12 @@ static void report(struct vm *vm, FILE *json)
 	fflush(stdout);
 	if (vm->cfg->stats)
 		stats_print_table(stderr, &r);
+	if (vm->cfg->stats && vm->cfg->irqchip == IRQCHIP_SPLIT)
+		fprintf(stderr, " irqchip split: route_commits %" PRIu64
+			" for %" PRIu64 " IOAPIC redirection writes; %" PRIu64
+			" MSIs signalled, %" PRIu64 " failed\n",
+			vm->split.route_commits, vm->ioapic.stats.rte_writes,
+			vm->split.msis, vm->split.msi_errors);
 	if (json) {
 		stats_print_json(json, &r);
 		if (fclose(json))
@@ -190,10 +197,10 @@ int main(int argc, char **argv)
 	kvm_setup_memory(&vm);
 	kvm_create_vcpus(&vm);
 	machine_init(&vm);
-	if (cfg.irqchip == IRQCHIP_USER) {
+	if (cfg.irqchip == IRQCHIP_USER)
 		irq_init(&vm);
+	if (irqchip_isa_in_vmm(&cfg))
 		isa_init(&vm);
-	}
 	kvm_set_boot_state(&vm.vcpus[0], entry.eip, entry.eax, entry.ebx,
 			   entry.gdt_addr, entry.gdt_limit);
 	if (cfg.irqchip == IRQCHIP_KERNEL)

@@ -19,6 +19,7 @@
 #include "fw_cfg.h"
 #include "ioapic.h"
 #include "irq.h"
+#include "pic.h"
 #include "pit.h"
 #include "pmtimer.h"
 #include "mem.h"
@@ -38,6 +39,37 @@ struct vmm_module {
 enum irqchip_mode {
 	IRQCHIP_USER,		/* interrupt controllers in irqlab (irq.c) */
 	IRQCHIP_KERNEL,		/* KVM_CREATE_IRQCHIP: LAPIC, IOAPIC, PIC in KVM */
+	IRQCHIP_SPLIT,		/* KVM_CAP_SPLIT_IRQCHIP: LAPIC in KVM, ISA here */
+};
+
+struct vm;
+
+/*
+ * --irqchip=split: what isa.c asks of KVM (kvm.c fills it in), so that
+ * isa.c, linked into the unit tests, makes no KVM call.  An MSI is the
+ * address and data of Intel SDM vol. 3 10.11.1.
+ */
+struct split_msi {
+	uint32_t addr;		/* 0: no route */
+	uint32_t data;
+};
+
+struct split_ops {
+	/* KVM_SIGNAL_MSI: the number of LAPICs that took it, -1 on error */
+	int (*signal_msi)(struct vm *vm, const struct split_msi *m);
+	/* KVM_SET_GSI_ROUTING: GSI i (< n) -> @r[i], when r[i].addr != 0 */
+	int (*set_routes)(struct vm *vm, const struct split_msi *r, unsigned n);
+};
+
+/* --irqchip=split, under isa_lock (isa.c) */
+struct split_state {
+	const struct split_ops *ops;
+	struct split_msi route[24];	/* per IOAPIC pin, as last committed */
+	uint64_t rte[24];		/* the entries, as at the last check */
+	uint64_t route_commits;		/* KVM_SET_GSI_ROUTING calls */
+	uint64_t msis;			/* KVM_SIGNAL_MSI calls */
+	uint64_t msi_errors;
+	bool extint_warned;
 };
 
 struct vmm_config {
@@ -60,6 +92,16 @@ struct vmm_config {
 };
 
 #define TRACE_LAPIC	(1u << 0)
+#define TRACE_IOAPIC	(1u << 1)
+#define TRACE_PIT	(1u << 2)
+#define TRACE_PIC	(1u << 3)
+#define TRACE_ISA	(TRACE_IOAPIC | TRACE_PIT | TRACE_PIC)
+
+/* the ISA side (IOAPIC, PIT, PIC) is irqlab's: user and split */
+static inline bool irqchip_isa_in_vmm(const struct vmm_config *cfg)
+{
+	return cfg->irqchip != IRQCHIP_KERNEL;
+}
 
 enum vcpu_state {
 	VCPU_PARKED,		/* not started, or in wait-for-SIPI (user irqchip) */
@@ -122,11 +164,14 @@ struct vm {
 	uint32_t rendezvous;	/* --ioapic=naive: vCPUs must stay out */
 
 	/* --irqchip=user: the ISA side (isa.c) */
-	pthread_mutex_t isa_lock;	/* PIT, IOAPIC; before apic_lock */
+	pthread_mutex_t isa_lock;	/* PIT, IOAPIC, PIC; before apic_lock */
 	struct pit pit;
 	timer_t pit_timer;
 	struct ioapic ioapic;
-	struct isa_dev isa_devs[4];
+	struct pic pic;			/* the 8259A pair, under isa_lock */
+	bool pic_warned;
+	struct isa_dev isa_devs[8];
+	struct split_state split;	/* --irqchip=split */
 	unsigned nr_isa_devs;
 
 	pthread_mutex_t lock;	/* vCPU states, stop */
@@ -149,8 +194,23 @@ void machine_mmio_name(void *vm, uint64_t addr, char *buf, size_t len);
 void isa_init(struct vm *vm);
 void isa_eoi(struct vm *vm, uint8_t vector);
 void isa_set_line(struct vm *vm, unsigned line, int level);
+bool isa_timer_armed(struct vm *vm);
 /* the IOAPIC counters of a snapshot, read under isa_lock (0s if none) */
 void isa_ioapic_stats(struct vm *vm, struct ioapic_stats *st);
+
+/* isa_trace.c: --trace=ioapic,pit,pic, around one access (under isa_lock) */
+struct isa_trace_snap {
+	uint32_t regsel;
+	struct ioapic_stats stats;
+	uint64_t commits;
+	uint32_t tmr[IOAPIC_MAX_CPUS][8];
+};
+void isa_trace_line(struct vm *vm, const char *line);
+void isa_trace_begin(struct vm *vm, const struct isa_dev *d, int cpu,
+		     struct isa_trace_snap *s);
+void isa_trace_end(struct vm *vm, const struct isa_dev *d,
+		   const struct isa_trace_snap *s, uint64_t off, unsigned size,
+		   uint64_t val, bool write);
 
 /* exit.c: one exit, as KVM reported it in vcpu->run */
 enum exit_action {

@@ -28,14 +28,20 @@ _start:
 	mov	%ebx, %esi
 
 	/*
-	 * Zero .bss.  An ELF loader already zeroes p_memsz beyond p_filesz,
-	 * but this is cheap and the page tables below rely on it.
+	 * .bss is not zeroed here: every loader we boot from already did.
+	 * The ELF gABI (program header, p_memsz): "the 'extra' bytes are
+	 * defined to hold the value 0"; Multiboot 1 3.1.3 says the same of
+	 * bss_end_addr for the a.out kludge.  Zeroing 3 MiB costs a fault
+	 * per page under a hypervisor that maps RAM lazily (170 ms on
+	 * irqlab-vmm on PVM), and pages the kernel never uses stay unmapped.
+	 * Only the boot page tables are zeroed, as they must be exactly.
 	 */
-	mov	$__bss_start, %edi
-	mov	$__bss_end, %ecx
+	mov	$__pgt_start, %edi
+	mov	$__pgt_end, %ecx
 	sub	%edi, %ecx
+	shr	$2, %ecx
 	xor	%eax, %eax
-	rep stosb
+	rep stosl
 
 	mov	$boot_stack_top, %esp
 
@@ -172,7 +178,7 @@ boot_gdtr:
 	.short	boot_gdt_end - boot_gdt - 1
 	.quad	boot_gdt
 
-	.section .bss
+	.section .bss.pgtable, "aw", @nobits
 	.balign	4096
 	.globl	boot_pml4, boot_pd
 boot_pml4:
@@ -182,6 +188,7 @@ pdpt:
 boot_pd:					/* NR_PD contiguous PDs */
 	.skip	4096 * NR_PD
 
+	.section .bss
 	.balign	16
 	.globl	boot_stack_top
 boot_stack:

@@ -33,6 +33,8 @@ expect 2 "--cpus must be a number from 1 to 64, not '0'" -- $VMM --cpus 0 $K
 expect 2 "--cpus must be a number" -- $VMM --cpus 2x $K
 expect 2 "--mem must be MiB" -- $VMM --mem 1 $K
 expect 2 "--multiboot must be 1 or 2" -- $VMM --multiboot 3 $K
+expect 2 "--irqchip must be user, kernel or split" -- $VMM --irqchip=both $K
+expect 2 "--trace: unknown class 'pci'" -- $VMM --trace=pit,pci $K
 expect 2 "one KERNEL only" -- $VMM $K $K
 expect 2 "stats-json /nonexistent/x.json" -- $VMM --stats-json /nonexistent/x.json $K
 expect 4 "kernel /nonexistent: No such file" -- $VMM /nonexistent
