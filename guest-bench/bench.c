@@ -85,11 +85,16 @@ void bench_exits_add(struct bench_exits *sum, const struct bench_exits *one)
 
 int bench_wait(const uint32_t *p, uint32_t want)
 {
+	uint64_t khz = calib_tsc_khz(), end = 0;
 	unsigned long n;
 
+	if (khz)
+		end = rdtsc() + khz * BENCH_WAIT_MS;
 	for (n = 0; n < BENCH_WAIT_LOOPS; n++) {
 		if (__atomic_load_n(p, __ATOMIC_ACQUIRE) >= want)
 			return 0;
+		if (end && !(n & 255) && rdtsc() > end)
+			break;
 		cpu_relax();
 	}
 	return -1;
