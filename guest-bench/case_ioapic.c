@@ -206,8 +206,8 @@ static void rotate_level(unsigned pin, unsigned m)
 {
 	uint32_t lo = BENCH_VEC_IOAPIC_LEVEL | IOAPIC_RTE_LEVEL;
 	uint32_t before[NR_CPUS], want;
-	uint64_t t0, sum = 0;
-	unsigned i, c, t, ok = 0, lost = 0, wrong = 0, late = 0;
+	uint64_t *s = bench_buf(0), t0, sum = 0;
+	unsigned i, c, t, n = 0, ok = 0, lost = 0, wrong = 0, late = 0;
 	struct bench_exits e;
 	char line[400];
 	int len;
@@ -244,6 +244,8 @@ static void rotate_level(unsigned pin, unsigned m)
 			}
 			continue;
 		}
+		/* a sample: the move, the assertion and the handler's count */
+		s[n++] = rdtsc() - t0;
 		for (c = 0; c < NR_CPUS; c++)
 			if (took(c) - before[c] != (c == idx[t]))
 				break;
@@ -262,6 +264,7 @@ static void rotate_level(unsigned pin, unsigned m)
 		bench_skip("ioapic_rotate.level", "no-interrupt");
 		return;
 	}
+	bench_report("ioapic_rotate.level", s, n, &e, 1);
 	len = ksnprintf(line, sizeof(line), "@ioapic_rotate mode=level "
 			"cpus=%u moves=%u writes=%u ns_per_write=%lu "
 			"delivered_ok=%u wrong_cpu=%u lost=%u late=%u", nids, m,
