@@ -83,6 +83,22 @@ static int wait_total(uint32_t want)
 	return -1;
 }
 
+/* As wait_total(), bounded by @us of TSC time when its rate is known:
+ * 10^7 PAUSEs can take minutes where each is a pause-loop exit. */
+static int wait_total_us(uint32_t want, uint64_t us)
+{
+	uint64_t khz = calib_tsc_khz(), t0 = rdtsc();
+
+	if (!khz)
+		return wait_total(want);
+	while (count() < want)
+		if (rdtsc() - t0 > khz * us / 1000)
+			return -1;
+		else
+			cpu_relax();
+	return 0;
+}
+
 /* Let QUIET_US pass with interrupts on (by the TSC, else a loop). */
 static void quiet(void)
 {
@@ -283,7 +299,7 @@ void ioapic_check(void)
 	hmode = H_EOI;
 	program(VEC, bsp);
 	line(1);
-	if (wait_total(1)) {
+	if (wait_total_us(1, 100000)) {
 		ioapic_mask(pin);
 		line(0);
 		cli();
