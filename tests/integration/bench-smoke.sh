@@ -59,7 +59,7 @@ rc=$?
 cat "$OUT/run.err"
 [ -s "$OUT/results.md" ] || { echo "FAIL: no $OUT/results.md"; exit 1; }
 python3 - "$OUT/results.json" "$rc" <<'PY'
-import json, sys
+import json, os, re, sys
 d = json.load(open(sys.argv[1]))
 bad = []
 if sys.argv[2] != "0":
@@ -73,6 +73,16 @@ stats = ["n"] + ["%s_%s" % (p, u) for u in ("cyc", "ns")
                  for p in ("min", "p50", "p90", "p99", "max", "mean")]
 exits = ["exits_per_op", "send_exits", "kick_exits", "eoi_exits",
          "hlt_exits", "other_exits"]
+def summary(cfg, case):
+    """A case whose result is its own record: @PARENT mode=SUB ..."""
+    parent, _, sub = case.partition(".")
+    raw = os.path.join(os.path.dirname(sys.argv[1]), "raw", cfg + ".out")
+    try:
+        text = open(raw, errors="replace").read()
+    except OSError:
+        return False
+    return re.search(r"^@%s mode=%s \S" % (re.escape(parent), re.escape(sub)),
+                     text, re.M) is not None
 rows = {}
 for r in d["results"]:
     rows[(r["config"], r["case"])] = r["stats"]
@@ -94,6 +104,8 @@ for c in guest:
                 bad.append("%s: %s skipped without a reason" % (c["name"], case))
             continue
         s = rows.get((c["name"], case))
+        if s is None and summary(c["name"], case):
+            continue    # ioapic_rotate.level: its record is @ioapic_rotate
         if s is None:
             bad.append("%s: no record for %s" % (c["name"], case))
             continue
