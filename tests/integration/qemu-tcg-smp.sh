@@ -48,7 +48,7 @@ expect_line '@smp online=4 apic=(xapic|x2apic) cpus=4 bsp=0 source=acpi' \
 expect_count 3 'smp: cpu [1-3] online, APIC ID [1-3]' "AP online"
 check_ipi 4 100
 # QEMU TCG's LAPIC offers no TSC-deadline mode without -cpu flags for it
-expect_line '@timer_check oneshot=ok periodic=10 tsc_deadline=(ok|absent) early=0 irqs=[0-9]+' \
+expect_line '@timer_check oneshot=ok periodic=10 tsc_deadline=(ok|absent) early=0 irqs=[0-9]+ stale=[0-9]+' \
 	"check=timer: one-shot, periodic and TSC-deadline"
 
 boot smp1-ipi -smp 1 -append "check=ipi"
