@@ -102,6 +102,44 @@ static int kvm_set_routes(struct vm *vm, const struct split_msi *r,
 	return kvm_vm_ioctl(vm, KVM_SET_GSI_ROUTING, &t) < 0 ? -1 : 0;
 }
 
+/*
+ * --irqchip=kernel: the PC's wiring, as the MADT describes it (acpi.c).
+ * ISA IRQ n is GSI n on PIC line n, and on IOAPIC pin n, except IRQ0 (the
+ * PIT), which the interrupt source override puts on pin 2 (ACPI 6.5
+ * 5.2.12.5); pin 2's own GSI, the cascade, has no IOAPIC route.  KVM's
+ * default table (GSI n = pin n) would leave the PIT on pin 0, which the
+ * guest never programs.  This is QEMU's kvm_pc_setup_irq_routing().
+ */
+static void kvm_pc_routing(struct vm *vm)
+{
+	struct {
+		struct kvm_irq_routing h;
+		struct kvm_irq_routing_entry e[16 + IOAPIC_NR_PINS];
+	} t;
+	unsigned i;
+
+	memset(&t, 0, sizeof(t));
+	for (i = 0; i < 16; i++) {
+		if (i == 2)
+			continue;	/* the slave's cascade input */
+		t.e[t.h.nr++] = (struct kvm_irq_routing_entry){
+			.gsi = i, .type = KVM_IRQ_ROUTING_IRQCHIP,
+			.u.irqchip = { i < 8 ? KVM_IRQCHIP_PIC_MASTER :
+				       KVM_IRQCHIP_PIC_SLAVE, i % 8 },
+		};
+	}
+	for (i = 0; i < IOAPIC_NR_PINS; i++) {
+		if (i == 2)
+			continue;
+		t.e[t.h.nr++] = (struct kvm_irq_routing_entry){
+			.gsi = i, .type = KVM_IRQ_ROUTING_IRQCHIP,
+			.u.irqchip = { KVM_IRQCHIP_IOAPIC, i ? i : 2 },
+		};
+	}
+	if (kvm_vm_ioctl(vm, KVM_SET_GSI_ROUTING, &t) < 0)
+		die(EXIT_HOST, "KVM_SET_GSI_ROUTING: %s", strerror(errno));
+}
+
 static const struct split_ops kvm_split_ops = {
 	.signal_msi = kvm_signal_msi,
 	.set_routes = kvm_set_routes,
@@ -157,6 +195,7 @@ static void kvm_enable_vm_caps(struct vm *vm)
 			die(EXIT_HOST, "--irqchip=kernel: no KVM_CAP_IRQCHIP");
 		if (kvm_vm_ioctl(vm, KVM_CREATE_IRQCHIP, NULL) < 0)
 			die(EXIT_HOST, "KVM_CREATE_IRQCHIP: %s", strerror(errno));
+		kvm_pc_routing(vm);
 		/* KVM's 8254 beside its IOAPIC, so the guest sees one board */
 		struct kvm_pit_config pit = { .flags = KVM_PIT_SPEAKER_DUMMY };
 
@@ -582,8 +621,8 @@ void kvm_inject_nmi(struct vcpu *v)
 }
 
 /*
- * --irqchip=kernel: set input @gsi of KVM's interrupt controllers (its
- * default routing: GSI n is IOAPIC pin n, and PIC line n below 16).
+ * --irqchip=kernel: set input @gsi of KVM's interrupt controllers
+ * (kvm_pc_routing(): ISA IRQ n is GSI n; GSI 0 is IOAPIC pin 2).
  */
 void kvm_irq_line(struct vm *vm, unsigned gsi, int level)
 {
@@ -593,11 +632,11 @@ void kvm_irq_line(struct vm *vm, unsigned gsi, int level)
 		warn("KVM_IRQ_LINE(%u, %d): %s", gsi, l.level, strerror(errno));
 }
 
-/* ISA line 0 is GSI 2, as in isa.c and the MADT's override: a line
+/* ISA line n is GSI n (line 0 reaching pin 2, as in isa.c), so a line
  * reaches the same IOAPIC pin in both modes. */
 static void kvm_testdev_irq(void *ctx, unsigned line, int level)
 {
-	kvm_irq_line(ctx, line == 0 ? 2 : line, level);
+	kvm_irq_line(ctx, line, level);
 }
 
 /* --irqchip=kernel: the pc-testdev lines (testdev.c) are KVM's GSIs. */
