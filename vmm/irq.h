@@ -14,7 +14,7 @@
  * The sender stores the request, then loads the target's mode; the target
  * stores its mode, then loads the requests.  Both are sequentially
  * consistent, so one of them always sees the other (docs/LAPIC.md).
- * KVM ioctls stay in vcpu.c and kvm.c: this file makes none.
+ * KVM ioctls stay in vcpu.c, kvm.c and kvm_irqchip.c: this file makes none.
  */
 #ifndef VMM_IRQ_H
 #define VMM_IRQ_H

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The machine: configuration, the VM, its vCPUs and its devices.
- * KVM calls live in kvm.c and vcpu.c only; exit.c and the device models
+ * KVM calls live in kvm.c, kvm_irqchip.c and vcpu.c only; exit.c and the device models
  * see a struct kvm_run and these structures, nothing else.
  */
 #ifndef VMM_VM_H
@@ -45,7 +45,7 @@ enum irqchip_mode {
 struct vm;
 
 /*
- * --irqchip=split: what isa.c asks of KVM (kvm.c fills it in), so that
+ * --irqchip=split: what isa.c asks of KVM (kvm_irqchip.c fills it in), so that
  * isa.c, linked into the unit tests, makes no KVM call.  An MSI is the
  * address and data of Intel SDM vol. 3 10.11.1.
  */

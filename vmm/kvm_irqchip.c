@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The interrupt side of the KVM glue (Documentation/virt/kvm/api.rst):
+ * KVM_INTERRUPT and KVM_NMI for --irqchip=user, KVM_IRQ_LINE and the PC's
+ * GSI routing for --irqchip=kernel, KVM_SIGNAL_MSI and the IOAPIC's MSI
+ * routes for --irqchip=split.
+ */
+#include <errno.h>
+#include <string.h>
+#include <sys/ioctl.h>
+
+#include "kvm_int.h"
+#include "util.h"
+#include "vm.h"
+
+/* ---- --irqchip=split ---- */
+
+/* api.rst, KVM_SIGNAL_MSI: >0 delivered, 0 blocked by the guest */
+static int kvm_signal_msi(struct vm *vm, const struct split_msi *m)
+{
+	struct kvm_msi msi = { .address_lo = m->addr, .data = m->data };
+
+	return kvm_vm_ioctl(vm, KVM_SIGNAL_MSI, &msi);
+}
+
+/*
+ * api.rst, KVM_SET_GSI_ROUTING: the whole table at once.  GSIs below
+ * KVM_CAP_SPLIT_IRQCHIP's args[0] are the IOAPIC's: KVM scans their MSI
+ * routes for the EOI-exit bitmaps (level routes: KVM_EXIT_IOAPIC_EOI).
+ */
+static int kvm_set_routes(struct vm *vm, const struct split_msi *r,
+			  unsigned n)
+{
+	struct {
+		struct kvm_irq_routing h;
+		struct kvm_irq_routing_entry e[IOAPIC_NR_PINS];
+	} t;
+	unsigned i;
+
+	memset(&t, 0, sizeof(t));
+	for (i = 0; i < n && i < IOAPIC_NR_PINS; i++) {
+		if (!r[i].addr)
+			continue;
+		t.e[t.h.nr] = (struct kvm_irq_routing_entry){
+			.gsi = i, .type = KVM_IRQ_ROUTING_MSI,
+			.u.msi = { .address_lo = r[i].addr, .data = r[i].data },
+		};
+		t.h.nr++;
+	}
+	return kvm_vm_ioctl(vm, KVM_SET_GSI_ROUTING, &t) < 0 ? -1 : 0;
+}
+
+/*
+ * --irqchip=kernel: the PC's wiring, as the MADT describes it (acpi.c).
+ * ISA IRQ n is GSI n on PIC line n, and on IOAPIC pin n, except IRQ0 (the
+ * PIT), which the interrupt source override puts on pin 2 (ACPI 6.5
+ * 5.2.12.5); pin 2's own GSI, the cascade, has no IOAPIC route.  KVM's
+ * default table (GSI n = pin n) would leave the PIT on pin 0, which the
+ * guest never programs.  This is QEMU's kvm_pc_setup_irq_routing().
+ */
+void kvm_pc_routing(struct vm *vm)
+{
+	struct {
+		struct kvm_irq_routing h;
+		struct kvm_irq_routing_entry e[16 + IOAPIC_NR_PINS];
+	} t;
+	unsigned i;
+
+	memset(&t, 0, sizeof(t));
+	for (i = 0; i < 16; i++) {
+		if (i == 2)
+			continue;	/* the slave's cascade input */
+		t.e[t.h.nr++] = (struct kvm_irq_routing_entry){
+			.gsi = i, .type = KVM_IRQ_ROUTING_IRQCHIP,
+			.u.irqchip = { i < 8 ? KVM_IRQCHIP_PIC_MASTER :
+				       KVM_IRQCHIP_PIC_SLAVE, i % 8 },
+		};
+	}
+	for (i = 0; i < IOAPIC_NR_PINS; i++) {
+		if (i == 2)
+			continue;
+		t.e[t.h.nr++] = (struct kvm_irq_routing_entry){
+			.gsi = i, .type = KVM_IRQ_ROUTING_IRQCHIP,
+			.u.irqchip = { KVM_IRQCHIP_IOAPIC, i ? i : 2 },
+		};
+	}
+	if (kvm_vm_ioctl(vm, KVM_SET_GSI_ROUTING, &t) < 0)
+		die(EXIT_HOST, "KVM_SET_GSI_ROUTING: %s", strerror(errno));
+}
+
+static const struct split_ops kvm_split_ops = {
+	.signal_msi = kvm_signal_msi,
+	.set_routes = kvm_set_routes,
+};
+
+/*
+ * api.rst, KVM_CAP_SPLIT_IRQCHIP: the LAPICs in KVM, the IOAPIC, PIC and
+ * PIT in userspace; args[0] GSIs are reserved for the IOAPIC's routes.
+ * It must come before any vCPU exists.
+ */
+void kvm_enable_split(struct vm *vm)
+{
+	struct kvm_enable_cap cap = {
+		.cap = KVM_CAP_SPLIT_IRQCHIP,
+		.args[0] = IOAPIC_NR_PINS,
+	};
+
+	if (!kvm_check(vm, KVM_CAP_SPLIT_IRQCHIP))
+		die(EXIT_HOST, "--irqchip=split: no KVM_CAP_SPLIT_IRQCHIP");
+	if (!kvm_check(vm, KVM_CAP_SIGNAL_MSI))
+		die(EXIT_HOST, "--irqchip=split: no KVM_CAP_SIGNAL_MSI");
+	if (kvm_vm_ioctl(vm, KVM_ENABLE_CAP, &cap) < 0)
+		die(EXIT_HOST, "KVM_ENABLE_CAP(SPLIT_IRQCHIP, 24): %s",
+		    strerror(errno));
+	vm->split.ops = &kvm_split_ops;
+}
+
+/* api.rst, KVM_INTERRUPT: only when ready_for_interrupt_injection said so */
+void kvm_inject_irq(struct vcpu *v, int vector)
+{
+	struct kvm_interrupt irq = { .irq = vector };
+
+	if (ioctl(v->fd, KVM_INTERRUPT, &irq) < 0)
+		die(EXIT_HOST, "vcpu%d: KVM_INTERRUPT %d: %s", v->id, vector,
+		    strerror(errno));
+}
+
+/* api.rst, KVM_NMI: KVM holds it until the guest can take an NMI */
+void kvm_inject_nmi(struct vcpu *v)
+{
+	if (ioctl(v->fd, KVM_NMI, 0) < 0)
+		die(EXIT_HOST, "vcpu%d: KVM_NMI: %s", v->id, strerror(errno));
+}
+
+/*
+ * --irqchip=kernel: set input @gsi of KVM's interrupt controllers
+ * (kvm_pc_routing(): ISA IRQ n is GSI n; GSI 0 is IOAPIC pin 2).
+ */
+void kvm_irq_line(struct vm *vm, unsigned gsi, int level)
+{
+	struct kvm_irq_level l = { .irq = gsi, .level = !!level };
+
+	if (kvm_vm_ioctl(vm, KVM_IRQ_LINE, &l) < 0)
+		warn("KVM_IRQ_LINE(%u, %d): %s", gsi, l.level, strerror(errno));
+}
+
+/* ISA line n is GSI n (line 0 reaching pin 2, as in isa.c), so a line
+ * reaches the same IOAPIC pin in both modes. */
+static void kvm_testdev_irq(void *ctx, unsigned line, int level)
+{
+	kvm_irq_line(ctx, line, level);
+}
+
+/* --irqchip=kernel: the pc-testdev lines (testdev.c) are KVM's GSIs. */
+void kvm_testdev_init(struct vm *vm)
+{
+	testdev_init(&vm->testdev, kvm_testdev_irq, vm);
+	machine_add(&vm->pio, &(struct bus_dev){ "testdev", TESTDEV_IRQ_BASE,
+		TESTDEV_NR_LINES, &vm->testdev, testdev_bus_read,
+		testdev_bus_write });
+}
