@@ -1,0 +1,71 @@
+/*
+ * The shared part of the tiny long-mode test guests (pit-irq.S,
+ * ioapic-rotate.S): a multiboot 1 header, 2 MiB identity pages over
+ * 4 GiB, long mode (the host's KVM cannot IRET in 32-bit mode), an IDT
+ * entry for vector 0x41 (handler), the LAPIC enabled (ESI = its base),
+ * EBX = the IOAPIC's base, the 8259s masked.  The guest's own code
+ * follows the #include; guest64-tail.S ends it.
+ */
+	.code32
+	.text
+	.globl start
+	.align 4
+mbhdr:	.long 0x1badb002, 0, -(0x1badb002)
+start:
+	mov $stack_top, %esp
+	/* PML4[0] -> PDPT; PDPT[0..3] -> PD0..3; 2 MiB pages over 4 GiB */
+	movl $pdpt + 3, pml4
+	xor %ecx, %ecx
+1:	mov %ecx, %eax
+	shl $12, %eax
+	add $pd + 3, %eax
+	mov %eax, pdpt(,%ecx,8)
+	inc %ecx
+	cmp $4, %ecx
+	jb 1b
+	xor %ecx, %ecx
+2:	mov %ecx, %eax
+	shl $21, %eax
+	or $0x83, %eax
+	mov %eax, pd(,%ecx,8)
+	mov %ecx, %eax
+	shr $11, %eax
+	mov %eax, pd + 4(,%ecx,8)
+	inc %ecx
+	cmp $2048, %ecx
+	jb 2b
+	mov $pml4, %eax
+	mov %eax, %cr3
+	mov %cr4, %eax
+	or $0x20, %eax
+	mov %eax, %cr4
+	mov $0xc0000080, %ecx
+	rdmsr
+	or $0x100, %eax
+	wrmsr
+	lgdt gdtr
+	mov %cr0, %eax
+	or $0x80000000, %eax
+	mov %eax, %cr0
+	ljmp $0x08, $long
+	.code64
+long:
+	mov $0x10, %ax
+	mov %ax, %ds
+	mov %ax, %ss
+	mov %ax, %es
+	mov $stack_top, %rsp
+	lea handler(%rip), %rax
+	mov %ax, idt + 0x41 * 16
+	movw $0x08, idt + 0x41 * 16 + 2
+	movw $0x8e00, idt + 0x41 * 16 + 4
+	shr $16, %rax
+	mov %ax, idt + 0x41 * 16 + 6
+	lidt idtr
+	mov $0xfee00000, %esi
+	mov $0xfec00000, %ebx
+	movl $0x1ff, 0xf0(%rsi)
+	/* the 8259s stay masked (never initialised) */
+	mov $0xff, %al
+	out %al, $0x21
+	out %al, $0xa1
