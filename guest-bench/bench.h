@@ -64,6 +64,8 @@ void bench_report(const char *name, uint64_t *s, unsigned n,
 void bench_skip(const char *name, const char *reason);
 /* Spin until *@p >= @want; 0, or -1 after the bound above. */
 int bench_wait(const uint32_t *p, uint32_t want);
+/* The same with @us microseconds (from the 256th spin) for the TSC bound */
+int bench_wait_us(const uint32_t *p, uint32_t want, uint64_t us);
 
 /*
  * The APs' side: bench_aps_start(fn, want) makes the APs run @fn and

@@ -71,26 +71,6 @@ static void level_handler(struct trap_frame *tf)
 	__atomic_fetch_add(&got_total, 1, __ATOMIC_RELEASE);
 }
 
-/*
- * Until *@p reaches @want or @us microseconds pass by the TSC (the PAUSE
- * bound if calibration found no TSC rate).  The first level move uses it
- * to tell a missing pc-testdev quickly: 10^7 PAUSEs can take minutes
- * where each one is a pause-loop exit.
- */
-static int wait_us(const uint32_t *p, uint32_t want, uint64_t us)
-{
-	uint64_t khz = calib_tsc_khz(), t0 = rdtsc();
-
-	if (!khz)
-		return bench_wait(p, want);
-	while (__atomic_load_n(p, __ATOMIC_ACQUIRE) < want)
-		if (rdtsc() - t0 > khz * us / 1000)
-			return -1;
-		else
-			cpu_relax();
-	return 0;
-}
-
 static uint64_t delta(const struct bench_exits *e, enum irqlab_counter c,
 		      int *have)
 {
@@ -228,7 +208,8 @@ static void rotate_level(unsigned pin, unsigned m)
 				       IOAPIC_RTE_DEST_SHIFT);
 		sum += rdtsc() - t0;
 		outb(TESTDEV_IRQ_PORT(LEVEL_LINE), 1);
-		if (i == 0 ? wait_us(&got_total, want, 100000) :
+		/* the first move tells a missing pc-testdev in 100 ms */
+		if (i == 0 ? bench_wait_us(&got_total, want, 100000) :
 			     bench_wait(&got_total, want)) {
 			lost++;
 			kprintf("ioapic_rotate: move %u to cpu %u: no interrupt "
