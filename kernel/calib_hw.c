@@ -203,15 +203,19 @@ static int measure_ref(const struct calib_clock *clk, enum method m,
 		if (l)
 			o->apic += a.apic;
 		o->tries++;
-		if (t.hz && (!tsc->hz || t.err_hz * tsc->hz < tsc->err_hz * t.hz)) {
+		if (!t.hz) {		/* no result: the next method's turn */
+			if (!tsc->hz)
+				err = e;
+			break;
+		}
+		if (!tsc->hz || calib_ppm(t.err_hz, t.hz) <
+				calib_ppm(tsc->err_hz, tsc->hz)) {
 			*tsc = t;
 			if (l)
 				*lapic = a;
 			err = e;
-		} else if (!tsc->hz) {
-			err = e;
 		}
-		if (tsc->hz && calib_ppm(tsc->err_hz, tsc->hz) <= REF_GOOD_PPM)
+		if (calib_ppm(tsc->err_hz, tsc->hz) <= REF_GOOD_PPM)
 			break;
 	}
 	return err;
