@@ -245,22 +245,18 @@ def main():
     last = {}
     tmp = tempfile.mkdtemp(prefix='calib-bench.')
     bad = 0
-    for i in range(a.n):
-        print('calib-bench: irqlab round %d/%d' % (i + 1, a.n),
-              file=sys.stderr, end='\r')
-        for cfg in IRQLAB:
-            r, last[cfg] = boot_irqlab(cfg, tmp)
-            runs[cfg].append(r)
-            bad += 'error' in r
-    print(file=sys.stderr)
-    for i in range(a.q if qemu else 0):
-        print('calib-bench: QEMU round %d/%d' % (i + 1, a.q),
-              file=sys.stderr, end='\r')
-        for cfg in QEMU_CPU:
-            r, last[cfg] = boot_qemu(cfg, tmp)
-            runs[cfg].append(r)
-            bad += 'error' in r
-    print(file=sys.stderr)
+    groups = [('irqlab', a.n, IRQLAB, boot_irqlab)]
+    if qemu:
+        groups.append(('QEMU', a.q, QEMU_CPU, boot_qemu))
+    for label, rounds, cfgs, boot in groups:
+        for i in range(rounds):
+            print('calib-bench: %s round %d/%d' % (label, i + 1, rounds),
+                  file=sys.stderr, end='\r')
+            for cfg in cfgs:
+                r, last[cfg] = boot(cfg, tmp)
+                runs[cfg].append(r)
+                bad += 'error' in r
+        print(file=sys.stderr)
     shutil.rmtree(tmp, ignore_errors=True)
     for cfg, text in last.items():
         open(os.path.join(OUT, 'calib-%s.out' % cfg), 'w').write(text)
