@@ -3,7 +3,8 @@
  * --irqchip=user: the local APIC model wired to the vCPU threads (irq.h
  * says who may touch what).  vm->apic_lock serialises every change of any
  * LAPIC with apic_route(), which reads all of them; a vCPU reads its own
- * LAPIC without it, because nobody else writes it.
+ * LAPIC without it, because nobody else writes it.  irq_sleep.c has the
+ * other half: a vCPU asleep in HLT or waiting for a SIPI.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -16,10 +17,11 @@
 #include <x86intrin.h>
 
 #include "hw/apic.h"
+#include "irq_int.h"
 #include "util.h"
 #include "vm.h"
 
-static void futex_wait(uint32_t *word, uint32_t val, const struct timespec *rel)
+void futex_wait(uint32_t *word, uint32_t val, const struct timespec *rel)
 {
 	syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, val, rel, NULL, 0);
 }
@@ -334,7 +336,7 @@ int irq_msr(struct vcpu *v, uint32_t msr, bool write, uint64_t *val)
 
 /* ---- the run loop's side ----------------------------------------------- */
 
-static bool timer_due(struct vcpu *v)
+bool timer_due(struct vcpu *v)
 {
 	uint64_t d = v->irq.lapic.timer_deadline_ns;
 
@@ -366,7 +368,7 @@ static void irq_fold(struct vcpu *v)
 }
 
 /* Timers that are due, and the PIR, into the LAPIC. */
-static void irq_collect(struct vcpu *v)
+void irq_collect(struct vcpu *v)
 {
 	struct vm *vm = v->vm;
 	bool due = timer_due(v);
@@ -432,7 +434,7 @@ bool irq_take_init(struct vcpu *v)
 	return true;
 }
 
-static bool requests_pending(struct vcpu *v)
+bool requests_pending(struct vcpu *v)
 {
 	struct vcpu_irq *q = &v->irq;
 
@@ -461,152 +463,4 @@ bool irq_enter_guest(struct vcpu *v)
 void irq_leave_guest(struct vcpu *v)
 {
 	__atomic_store_n(&v->irq.mode, VCPU_MODE_OUTSIDE, __ATOMIC_RELAXED);
-}
-
-/* ---- sleeping: HLT and wait-for-SIPI ----------------------------------- */
-
-/* Could anything still wake @t?  Under vm->lock, where states change. */
-static bool vcpu_may_wake(struct vcpu *t)
-{
-	switch (t->state) {
-	case VCPU_DONE:
-		return false;
-	case VCPU_PARKED:	/* wait-for-SIPI */
-		return __atomic_load_n(&t->irq.sipi, __ATOMIC_SEQ_CST) ||
-		       __atomic_load_n(&t->irq.init, __ATOMIC_SEQ_CST);
-	case VCPU_HALTED:
-		return !t->irq.halt_forever || requests_pending(t);
-	default:
-		return true;
-	}
-}
-
-/* Sleeping in @state: true when no vCPU can ever run again. */
-static bool vm_sleep_begin(struct vcpu *v, enum vcpu_state state)
-{
-	struct vm *vm = v->vm;
-	bool dead = true;
-	unsigned i;
-
-	pthread_mutex_lock(&vm->lock);
-	v->state = state;
-	for (i = 0; i < vm->nr_vcpus && dead; i++)
-		dead = !vcpu_may_wake(&vm->vcpus[i]);
-	pthread_mutex_unlock(&vm->lock);
-	return dead;
-}
-
-/* Every vCPU sleeps and none can wake another: say so and stop. */
-static void vm_dead(struct vcpu *v, const char *what)
-{
-	fflush(stdout);
-	fprintf(stderr, "irqlab-vmm: vcpu%d: %s, and every other vCPU is "
-		"halted, waiting for a SIPI or done: nothing can ever wake "
-		"one: stopping\n", v->id, what);
-	vm_poweroff(v->vm, EXIT_GUEST_HALTED);
-}
-
-static void vm_sleep_end(struct vcpu *v)
-{
-	pthread_mutex_lock(&v->vm->lock);
-	v->state = VCPU_RUNNING;
-	pthread_mutex_unlock(&v->vm->lock);
-}
-
-/* One futex sleep, until @deadline_ns (0: none) or a wake. */
-static void irq_sleep(struct vcpu *v, uint64_t deadline_ns,
-		      bool (*done)(struct vcpu *))
-{
-	struct timespec rel, *relp = NULL;
-	uint32_t seq;
-	uint64_t t;
-
-	__atomic_store_n(&v->irq.mode, VCPU_MODE_SLEEPING, __ATOMIC_SEQ_CST);
-	seq = __atomic_load_n(&v->irq.wake, __ATOMIC_SEQ_CST);
-	if (!done(v) && !vm_stopping(v->vm)) {
-		if (deadline_ns) {
-			t = now_ns();
-			t = deadline_ns > t ? deadline_ns - t : 0;
-			rel.tv_sec = t / 1000000000ull;
-			rel.tv_nsec = t % 1000000000ull;
-			relp = &rel;
-		}
-		if (!relp || t)
-			futex_wait(&v->irq.wake, seq, relp);
-	}
-	__atomic_store_n(&v->irq.mode, VCPU_MODE_OUTSIDE, __ATOMIC_SEQ_CST);
-}
-
-/* SDM vol. 2A, HLT: execution resumes on an enabled interrupt, an NMI or
- * an INIT.  A maskable interrupt with EFLAGS.IF clear does not resume it. */
-static bool halt_done(struct vcpu *v)
-{
-	if (__atomic_load_n(&v->irq.nmi, __ATOMIC_SEQ_CST) ||
-	    __atomic_load_n(&v->irq.init, __ATOMIC_SEQ_CST))
-		return true;
-	if (pir_pending(&v->irq.pir) || timer_due(v))
-		return true;	/* irq_halt() folds, then decides */
-	return false;
-}
-
-bool irq_halt(struct vcpu *v)
-{
-	struct kvm_run *run = v->run;
-	struct vcpu_irq *q = &v->irq;
-
-	for (;;) {
-		irq_collect(v);
-		if (__atomic_load_n(&q->nmi, __ATOMIC_SEQ_CST) ||
-		    __atomic_load_n(&q->init, __ATOMIC_SEQ_CST) ||
-		    (run->if_flag && lapic_pending_vector(&q->lapic) >= 0))
-			break;
-		/* the PIT's host timer (isa.c) may still raise an IRQ */
-		q->halt_forever = !run->if_flag ||
-				  (!q->lapic.timer_deadline_ns &&
-				   !isa_timer_armed(v->vm));
-		if (vm_sleep_begin(v, VCPU_HALTED)) {
-			vm_dead(v, run->if_flag ? "HLT with interrupts enabled "
-				"and no timer armed" : "HLT with interrupts "
-				"disabled");
-			return false;
-		}
-		irq_sleep(v, run->if_flag ? q->lapic.timer_deadline_ns : 0,
-			  halt_done);
-		vm_sleep_end(v);
-		if (vm_stopping(v->vm))
-			return false;
-	}
-	return true;
-}
-
-static bool sipi_done(struct vcpu *v)
-{
-	return __atomic_load_n(&v->irq.sipi, __ATOMIC_SEQ_CST) != 0 ||
-	       __atomic_load_n(&v->irq.init, __ATOMIC_SEQ_CST) != 0;
-}
-
-bool irq_wait_sipi(struct vcpu *v, uint8_t *vector)
-{
-	struct vcpu_irq *q = &v->irq;
-	uint32_t s;
-
-	for (;;) {
-		if (vm_stopping(v->vm))
-			return false;
-		/* an INIT now only restarts the wait (SDM 8.4.2) */
-		if (__atomic_exchange_n(&q->init, 0, __ATOMIC_ACQ_REL))
-			continue;
-		s = __atomic_exchange_n(&q->sipi, 0, __ATOMIC_ACQ_REL);
-		if (s) {
-			__atomic_store_n(&q->wait_sipi, false, __ATOMIC_SEQ_CST);
-			*vector = s & 0xff;
-			vm_sleep_end(v);
-			return true;
-		}
-		if (vm_sleep_begin(v, VCPU_PARKED)) {
-			vm_dead(v, "waiting for a start-up IPI");
-			return false;
-		}
-		irq_sleep(v, 0, sipi_done);
-	}
 }

@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: MIT
+/*
+ * --irqchip=user: a vCPU asleep in the VMM, in HLT or in wait-for-SIPI
+ * (SDM 8.4.1), on a futex until something is posted to it or its APIC
+ * timer is due; and the check that stops a VM in which no vCPU can ever
+ * wake again.  irq.c posts and wakes.
+ */
+#include <stdio.h>
+#include <time.h>
+
+#include "irq_int.h"
+#include "util.h"
+#include "vm.h"
+
+/* ---- sleeping: HLT and wait-for-SIPI ----------------------------------- */
+
+/* Could anything still wake @t?  Under vm->lock, where states change. */
+static bool vcpu_may_wake(struct vcpu *t)
+{
+	switch (t->state) {
+	case VCPU_DONE:
+		return false;
+	case VCPU_PARKED:	/* wait-for-SIPI */
+		return __atomic_load_n(&t->irq.sipi, __ATOMIC_SEQ_CST) ||
+		       __atomic_load_n(&t->irq.init, __ATOMIC_SEQ_CST);
+	case VCPU_HALTED:
+		return !t->irq.halt_forever || requests_pending(t);
+	default:
+		return true;
+	}
+}
+
+/* Sleeping in @state: true when no vCPU can ever run again. */
+static bool vm_sleep_begin(struct vcpu *v, enum vcpu_state state)
+{
+	struct vm *vm = v->vm;
+	bool dead = true;
+	unsigned i;
+
+	pthread_mutex_lock(&vm->lock);
+	v->state = state;
+	for (i = 0; i < vm->nr_vcpus && dead; i++)
+		dead = !vcpu_may_wake(&vm->vcpus[i]);
+	pthread_mutex_unlock(&vm->lock);
+	return dead;
+}
+
+/* Every vCPU sleeps and none can wake another: say so and stop. */
+static void vm_dead(struct vcpu *v, const char *what)
+{
+	fflush(stdout);
+	fprintf(stderr, "irqlab-vmm: vcpu%d: %s, and every other vCPU is "
+		"halted, waiting for a SIPI or done: nothing can ever wake "
+		"one: stopping\n", v->id, what);
+	vm_poweroff(v->vm, EXIT_GUEST_HALTED);
+}
+
+static void vm_sleep_end(struct vcpu *v)
+{
+	pthread_mutex_lock(&v->vm->lock);
+	v->state = VCPU_RUNNING;
+	pthread_mutex_unlock(&v->vm->lock);
+}
+
+/* One futex sleep, until @deadline_ns (0: none) or a wake. */
+static void irq_sleep(struct vcpu *v, uint64_t deadline_ns,
+		      bool (*done)(struct vcpu *))
+{
+	struct timespec rel, *relp = NULL;
+	uint32_t seq;
+	uint64_t t;
+
+	__atomic_store_n(&v->irq.mode, VCPU_MODE_SLEEPING, __ATOMIC_SEQ_CST);
+	seq = __atomic_load_n(&v->irq.wake, __ATOMIC_SEQ_CST);
+	if (!done(v) && !vm_stopping(v->vm)) {
+		if (deadline_ns) {
+			t = now_ns();
+			t = deadline_ns > t ? deadline_ns - t : 0;
+			rel.tv_sec = t / 1000000000ull;
+			rel.tv_nsec = t % 1000000000ull;
+			relp = &rel;
+		}
+		if (!relp || t)
+			futex_wait(&v->irq.wake, seq, relp);
+	}
+	__atomic_store_n(&v->irq.mode, VCPU_MODE_OUTSIDE, __ATOMIC_SEQ_CST);
+}
+
+/* SDM vol. 2A, HLT: execution resumes on an enabled interrupt, an NMI or
+ * an INIT.  A maskable interrupt with EFLAGS.IF clear does not resume it. */
+static bool halt_done(struct vcpu *v)
+{
+	if (__atomic_load_n(&v->irq.nmi, __ATOMIC_SEQ_CST) ||
+	    __atomic_load_n(&v->irq.init, __ATOMIC_SEQ_CST))
+		return true;
+	if (pir_pending(&v->irq.pir) || timer_due(v))
+		return true;	/* irq_halt() folds, then decides */
+	return false;
+}
+
+bool irq_halt(struct vcpu *v)
+{
+	struct kvm_run *run = v->run;
+	struct vcpu_irq *q = &v->irq;
+
+	for (;;) {
+		irq_collect(v);
+		if (__atomic_load_n(&q->nmi, __ATOMIC_SEQ_CST) ||
+		    __atomic_load_n(&q->init, __ATOMIC_SEQ_CST) ||
+		    (run->if_flag && lapic_pending_vector(&q->lapic) >= 0))
+			break;
+		/* the PIT's host timer (isa.c) may still raise an IRQ */
+		q->halt_forever = !run->if_flag ||
+				  (!q->lapic.timer_deadline_ns &&
+				   !isa_timer_armed(v->vm));
+		if (vm_sleep_begin(v, VCPU_HALTED)) {
+			vm_dead(v, run->if_flag ? "HLT with interrupts enabled "
+				"and no timer armed" : "HLT with interrupts "
+				"disabled");
+			return false;
+		}
+		irq_sleep(v, run->if_flag ? q->lapic.timer_deadline_ns : 0,
+			  halt_done);
+		vm_sleep_end(v);
+		if (vm_stopping(v->vm))
+			return false;
+	}
+	return true;
+}
+
+static bool sipi_done(struct vcpu *v)
+{
+	return __atomic_load_n(&v->irq.sipi, __ATOMIC_SEQ_CST) != 0 ||
+	       __atomic_load_n(&v->irq.init, __ATOMIC_SEQ_CST) != 0;
+}
+
+bool irq_wait_sipi(struct vcpu *v, uint8_t *vector)
+{
+	struct vcpu_irq *q = &v->irq;
+	uint32_t s;
+
+	for (;;) {
+		if (vm_stopping(v->vm))
+			return false;
+		/* an INIT now only restarts the wait (SDM 8.4.2) */
+		if (__atomic_exchange_n(&q->init, 0, __ATOMIC_ACQ_REL))
+			continue;
+		s = __atomic_exchange_n(&q->sipi, 0, __ATOMIC_ACQ_REL);
+		if (s) {
+			__atomic_store_n(&q->wait_sipi, false, __ATOMIC_SEQ_CST);
+			*vector = s & 0xff;
+			vm_sleep_end(v);
+			return true;
+		}
+		if (vm_sleep_begin(v, VCPU_PARKED)) {
+			vm_dead(v, "waiting for a start-up IPI");
+			return false;
+		}
+		irq_sleep(v, 0, sipi_done);
+	}
+}
