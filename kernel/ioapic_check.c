@@ -21,10 +21,18 @@
  * "Nothing more" is checked by waiting QUIET_US; the handler counts per
  * CPU and, per step, EOIs at once, deasserts then EOIs, or leaves the
  * EOI to the step (HOLD: the interrupt stays in service on the BSP).
+ *
+ * Some steps hold only if the LAPIC keeps the vector in service until
+ * its EOI (SDM 11.8.4: on acceptance it "clears the highest priority IRR
+ * bit that is set and sets the corresponding ISR bit").  The handler
+ * reads its ISR bit on every delivery.  Where it was clear (KVM's LAPIC
+ * on the kvm_pvm host, docs/RECORDS.md), such a step that fails is
+ * counted as skipped, with its reason, not as passed.
  */
 #include <stdint.h>
 
 #include "calib_hw.h"
+#include "hw/apic.h"
 #include "hw/testdev.h"
 #include "idt.h"
 #include "ioapic.h"
@@ -45,11 +53,21 @@ enum hmode { H_EOI, H_HOLD, H_DEASSERT };
 
 static volatile enum hmode hmode;
 static uint32_t got[NR_CPUS], total;
-static unsigned ok, fail, pin;
+static uint32_t isr_set, isr_clear;	/* VEC's ISR bit seen in the handler */
+static unsigned ok, fail, skip, pin;
+
+/* Is VEC in service on this CPU?  ISR is 8 registers of 32 vectors. */
+static int vec_in_service(void)
+{
+	return !!(lapic_read(APIC_ISR + 0x10 * (VEC / 32)) &
+		  (1u << (VEC % 32)));
+}
 
 static void handler(struct trap_frame *tf)
 {
 	(void)tf;
+	__atomic_fetch_add(vec_in_service() ? &isr_set : &isr_clear, 1,
+			   __ATOMIC_RELAXED);
 	if (hmode == H_DEASSERT)
 		outb(TESTDEV_IRQ_PORT(LINE), 0);
 	if (hmode != H_HOLD)
@@ -130,6 +148,27 @@ static void step(const char *what, int good)
 		what, count(), ioapic_rte_read(pin));
 }
 
+/* A step that needs VEC held in service until its EOI (SDM 11.8.4). */
+static void step_isr(const char *what, int good)
+{
+	if (good || !__atomic_load_n(&isr_clear, __ATOMIC_RELAXED)) {
+		step(what, good);
+		return;
+	}
+	skip++;
+	kprintf("ioapic_check: %s: SKIPPED: the LAPIC did not hold vector "
+		"0x%x in service in its handler (ISR bit clear in %u of %u "
+		"deliveries; SDM 11.8.4), deliveries %u\n", what, VEC,
+		isr_clear, isr_clear + isr_set, count());
+}
+
+static const char *isr_name(void)
+{
+	if (!isr_clear)
+		return isr_set ? "held" : "none";
+	return isr_set ? "mixed" : "clear";
+}
+
 static void program(uint32_t lo, uint32_t dest)
 {
 	ioapic_rte_write(pin, ((uint64_t)dest << (32 + IOAPIC_RTE_DEST_SHIFT)) |
@@ -167,14 +206,14 @@ static void check_level(uint32_t bsp)
 	line(1);
 	step("level: asserted delivers", !wait_total(c + 1));
 	quiet();
-	step("level: once until the EOI", count() == c + 1);
+	step_isr("level: once until the EOI", count() == c + 1);
 	step("level: remote IRR set", remote_irr());
 	lapic_eoi();		/* still asserted: again */
 	step("level: EOI re-delivers while asserted", !wait_total(c + 2));
 	line(0);
 	lapic_eoi();		/* deasserted first: nothing */
 	quiet();
-	step("level: deassert then EOI does not", count() == c + 2);
+	step_isr("level: deassert then EOI does not", count() == c + 2);
 	step("level: remote IRR clear", !remote_irr());
 	ioapic_mask(pin);
 }
@@ -191,17 +230,23 @@ static void check_masked(uint32_t bsp)
 	ioapic_unmask(pin);
 	step("masked: unmask delivers", !wait_total(c + 1));
 	quiet();
-	step("masked: once", count() == c + 1 && !remote_irr());
+	step_isr("masked: once", count() == c + 1);
+	step("masked: remote IRR clear", !remote_irr());
 	ioapic_mask(pin);
 	line(0);
 }
 
-/* Move the entry to each online CPU in the Windows pattern, assert. */
+/*
+ * Move the entry to each online CPU in the Windows pattern, assert.  An
+ * edge must reach that CPU once and no other.  A level entry is two
+ * steps: it reaches that CPU and no other, and it does so once, which
+ * needs the LAPIC to hold it in service while the handler deasserts.
+ */
 static void check_dest(uint32_t lo)
 {
-	uint32_t before[NR_CPUS], c;
-	unsigned i, t;
-	int right;
+	uint32_t before[NR_CPUS], c, n;
+	unsigned i, t, wrong;
+	int level = !!(lo & IOAPIC_RTE_LEVEL), right;
 
 	hmode = H_DEASSERT;
 	program(lo, cpus[0].apic_id);
@@ -216,16 +261,24 @@ static void check_dest(uint32_t lo)
 				       IOAPIC_RTE_DEST_SHIFT);
 		line(1);
 		right = !wait_total(c + 1);
-		if (!(lo & IOAPIC_RTE_LEVEL))
+		if (!level)
 			line(0);
 		quiet();
-		for (i = 0; i < NR_CPUS && right; i++)
-			right = got[i] - before[i] == (i == t);
-		step(lo & IOAPIC_RTE_LEVEL ? "dest: level move" :
-		     "dest: edge move", right);
-		if (!right)
+		for (i = 0, wrong = 0; i < NR_CPUS; i++)
+			if (i != t)
+				wrong += got[i] - before[i];
+		n = got[t] - before[t];
+		if (!level) {
+			step("dest: edge move", right && !wrong && n == 1);
+		} else {
+			right = right && !wrong && n >= 1;
+			step("dest: level move reaches that cpu only", right);
+			step_isr("dest: level move delivers once", n == 1);
+		}
+		if (!right || n != 1)
 			kprintf("ioapic_check: the move was to cpu %u (APIC "
-				"ID %u)\n", t, cpus[t].apic_id);
+				"ID %u): %u there, %u elsewhere\n", t,
+				cpus[t].apic_id, n, wrong);
 	}
 	ioapic_mask(pin);
 	line(0);
@@ -233,12 +286,23 @@ static void check_dest(uint32_t lo)
 
 /*
  * The PIT (kernel/pit.c) on ISA IRQ0's pin: channel 0 periodic at 1 kHz
- * for about 20 ms, then one one-shot of 2 ms (exactly one interrupt
- * within 20 ms), and a 1 ms channel-2 delay polled through port 0x61.
+ * for about 20 ms, a control word that stops it, 2 ms in which nothing
+ * may come, then one one-shot of 4 ms (exactly one interrupt from
+ * 2 ms to 22 ms), and a 1 ms channel-2 delay polled through port 0x61.
+ *
+ * 8254 datasheet, "Programming": "When a Control Word is written to a
+ * Counter, all Control Logic is immediately reset and OUT goes to a
+ * known initial state"; in mode 0 OUT stays low until a count is written
+ * and runs out.  KVM's PIT keeps its periodic timer running after the
+ * control word (pit_after_stop), and one tick of it can land just after
+ * the one-shot's count is loaded.  So the pin stays masked for the first
+ * half of that count, in which a datasheet PIT has nothing to send (a
+ * masked edge is dropped: 82093AA 3.2.4, bit 16), and the one-shot's
+ * count is taken from then on.
  */
 static unsigned pit_irqs;
 static const char *pit_ch2 = "skip";
-static unsigned pit_periodic, pit_oneshot;
+static unsigned pit_periodic, pit_after_stop, pit_oneshot;
 
 static void pit_handler(struct trap_frame *tf)
 {
@@ -255,9 +319,15 @@ static void wait_us(unsigned n)
 	}
 }
 
+static unsigned pit_count(void)
+{
+	return __atomic_load_n(&pit_irqs, __ATOMIC_RELAXED);
+}
+
 static const char *check_pit(uint32_t bsp)
 {
 	int p = ioapic_isa_pin(0, NULL);
+	unsigned base;
 
 	if (p < 0)
 		return "no-pin";
@@ -267,15 +337,20 @@ static const char *check_pit(uint32_t bsp)
 	pit_ch0_periodic(pit_ticks_for_us(1000));
 	wait_us(20000);
 	pit_ch0_stop();
+	pit_periodic = pit_count();
 	wait_us(2000);
-	pit_periodic = __atomic_load_n(&pit_irqs, __ATOMIC_RELAXED);
-	pit_ch0_oneshot(pit_ticks_for_us(2000));
+	pit_after_stop = pit_count() - pit_periodic;
+	ioapic_mask((unsigned)p);
+	pit_ch0_oneshot(pit_ticks_for_us(2 * QUIET_US));
+	wait_us(QUIET_US);
+	base = pit_count();
+	ioapic_unmask((unsigned)p);
 	wait_us(20000);
-	pit_oneshot = __atomic_load_n(&pit_irqs, __ATOMIC_RELAXED) -
-		      pit_periodic;
+	pit_oneshot = pit_count() - base;
 	ioapic_mask((unsigned)p);
 	pit_ch2 = pit_delay_us(1000) ? "stuck" : "ok";
-	return pit_periodic && pit_oneshot == 1 ? "ok" : "bad";
+	return pit_periodic && !pit_after_stop && pit_oneshot == 1 ? "ok" :
+	       "bad";
 }
 
 void ioapic_check(void)
@@ -316,10 +391,11 @@ void ioapic_check(void)
 	pit = check_pit(bsp);
 	cli();
 	/* VEC's handler stays: a late duplicate must not panic */
-	kprintf("@ioapic_check ok=%u fail=%u cpus=%u pin=%u deliveries=%u "
-		"pit=%s pit_periodic=%u pit_oneshot=%u pit_ch2=%s\n", ok, fail,
-		smp_nr_online(), pin, count(), pit, pit_periodic, pit_oneshot,
-		pit_ch2);
+	kprintf("@ioapic_check ok=%u fail=%u skip=%u cpus=%u pin=%u "
+		"deliveries=%u lapic_isr=%s pit=%s pit_periodic=%u "
+		"pit_after_stop=%u pit_oneshot=%u pit_ch2=%s\n", ok, fail, skip,
+		smp_nr_online(), pin, count(), isr_name(), pit, pit_periodic,
+		pit_after_stop, pit_oneshot, pit_ch2);
 	if (fail)
 		panic("the IOAPIC check failed", "reason=ioapic-check ok=%u "
 		      "fail=%u", ok, fail);

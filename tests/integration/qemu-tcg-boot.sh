@@ -91,14 +91,17 @@ reject_line '@ready.*' "@ready"
 # check=ioapic (docs/RECORDS.md): without pc-testdev it skips and the boot
 # goes on; with it, QEMU's IOAPIC passes every step but the two of an
 # edge line asserted again while high, which QEMU delivers each time (its
-# ioapic_set_irq has no edge detector): any other failure is ours
+# ioapic_set_irq has no edge detector): any other failure is ours.  Its
+# PIT sends one interrupt after the control word that stops channel 0
+# (pit_after_stop=1): hw/timer/i8254.c leaves the timer of the old mode
+# armed ("XXX: update irq timer ?"), and in mode 0 OUT then goes high.
 boot ioapic-none -smp 2 -append "check=ioapic"
 expect_status 1 "kernel exit status 0"
 expect_line '@ioapic_check skipped=no-testdev' "@ioapic_check skip"
 expect_line '@ready tsc=[0-9]+' "@ready"
 boot ioapic-testdev -smp 2 -device pc-testdev -append "check=ioapic"
 expect_status 99 "check=ioapic fails (QEMU's edge rule), status 0x31"
-expect_line '@ioapic_check ok=15 fail=2 cpus=2 pin=3 .* pit=ok .*' \
+expect_line '@ioapic_check ok=18 fail=2 skip=0 cpus=2 pin=3 .* lapic_isr=held pit=bad pit_periodic=[1-9][0-9]* pit_after_stop=1 pit_oneshot=1 pit_ch2=ok' \
 	"@ioapic_check on QEMU's IOAPIC"
 if grep FAILED "$OUT/$name.log" | grep -vqE 'edge: (held high delivers once|no more)'; then
 	fail "an IOAPIC step QEMU should pass failed"

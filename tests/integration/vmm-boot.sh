@@ -241,11 +241,36 @@ python3 -c 'import json,sys; e=json.load(open(sys.argv[1]))["exits"]; assert e["
 	fail "kirq: the teardown kick was counted as an exit"
 
 # Issue 4: the IOAPIC's pin rules from inside, through the pc-testdev
-# lines (user mode: irqlab's IOAPIC), and the Windows-pattern rotation of
-# an edge entry's destination: optimized does no cross-vCPU work, naive
-# stops the other vCPUs on every change (docs/RECORDS.md @ioapic_rotate)
+# lines, edge and level, each entry moved to each vCPU (docs/RECORDS.md
+# @ioapic_check: 14 steps + 3 per CPU).  User mode (irqlab's LAPIC and
+# IOAPIC) passes every step and its PIT follows the datasheet.  With KVM's
+# LAPIC (split, kernel) a step that needs the vector held in service is
+# skipped, loudly, only where the LAPIC showed its ISR bit clear in the
+# handler (the kvm_pvm host EOIs every injected vector itself); every
+# other step, level delivery to the right vCPU included, must pass.
 boot ioapic-check 0 --cpus 2 -a check=ioapic $K
-has ioapic-check '^@ioapic_check ok=17 fail=0 cpus=2 pin=3 '
+has ioapic-check '^@ioapic_check ok=20 fail=0 skip=0 cpus=2 pin=3 .* lapic_isr=held pit=ok pit_periodic=[1-9][0-9]* pit_after_stop=0 pit_oneshot=1 pit_ch2=ok$'
+for m in split kernel; do
+	boot ioapic-check-$m 0 --irqchip=$m --cpus 2 -a check=ioapic $K || continue
+	r=$(grep -E '^@ioapic_check ' $T/ioapic-check-$m.out)
+	case "$r" in
+	"@ioapic_check ok=20 fail=0 skip=0 cpus=2 pin=3 "*" lapic_isr=held "*) ;;
+	"@ioapic_check ok="*" fail=0 skip="[1-9]*" cpus=2 pin=3 "*" lapic_isr=clear "*)
+		ok=${r#*ok=}; ok=${ok%% *}; sk=${r#*skip=}; sk=${sk%% *}
+		[ $((ok + sk)) -eq 20 ] || fail "ioapic-check-$m: $ok ok + $sk skipped is not 20 steps: $r"
+		echo "SKIP (host): ioapic-check-$m: $sk of 20 steps need the vector held in service, and KVM's LAPIC here showed its ISR bit clear in the handler:"
+		grep 'SKIPPED' $T/ioapic-check-$m.out | sed 's/^/    /' ;;
+	*) fail "ioapic-check-$m: $r"; cat $T/ioapic-check-$m.out ;;
+	esac
+done
+# irqlab's PIT in split mode; KVM's PIT (kernel mode) is reported only: it
+# keeps ticking after a control word (pit_after_stop, docs/RECORDS.md)
+has ioapic-check-split ' pit=ok pit_periodic=[1-9][0-9]* pit_after_stop=0 pit_oneshot=1 '
+grep -o ' pit=.*' $T/ioapic-check-kernel.out | sed 's/^/note: KVM PIT (--irqchip=kernel):/'
+
+# The Windows-pattern rotation of an edge entry's destination: optimized
+# does no cross-vCPU work, naive stops the other vCPUs on every change
+# (docs/RECORDS.md @ioapic_rotate)
 boot rot-opt 0 --cpus 2 --ioapic=optimized -a "bench=ioapic_rotate iters=50" $K
 has rot-opt '^@ioapic_rotate mode=edge cpus=2 rotations=50 writes=200 .* rte_writes=200 tmr_updates=0 kicks=0$'
 has rot-opt '^@ioapic_rotate mode=level cpus=2 moves=50 writes=100 .* delivered_ok=50 wrong_cpu=0 lost=0 late=0 rte_writes=100 '
