@@ -16,9 +16,9 @@
 #define PIC_ELCR2	0x4d1
 
 /* "Initialization Command Words" */
-#define ICW1		0x10	/* A0 = 0, D4 = 1: starts the sequence */
+#define ICW1		0x10	/* A0 = 0, D4 = 1: starts ICW1-4 */
 #define ICW1_IC4	0x01	/* ICW4 follows */
-#define ICW4_8086	0x01	/* uPM: 8086/8088 mode (vector = T7-T3 | IR) */
+#define ICW4_8086	0x01	/* uPM: 8086 mode (vector = T7-T3 | IR) */
 /* "Operation Command Words": OCW2 R SL EOI = 001, non-specific EOI */
 #define OCW2_EOI	0x20
 /* OCW3: read register, RIS = 0 IRR, 1 ISR */

@@ -47,10 +47,10 @@
 #include "x86.h"
 
 #define LINE		5	/* a master line free on irqlab and QEMU */
-#define SLINE		13	/* a slave line free on both (FPU: edge) */
+#define SLINE		13	/* a slave line, free on both (FPU) */
 #define BASE		VEC_PIC_CHECK
 #define QUIET_US	2000	/* how long "nothing more" waits */
-#define WAIT_US		200000	/* how long an interrupt may take */
+#define WAIT_US		200000	/* the longest an interrupt takes */
 #define WAIT_LOOPS	10000000ul	/* without a TSC rate */
 
 enum hmode { H_EOI, H_HOLD, H_DEASSERT };

@@ -139,7 +139,7 @@ Test(extint, level_line_asks_again_at_the_eoi)
 	cr_assert_eq(irq_extint_ack(&vcpus[0]), 0x35);
 	cr_assert_eq(vm.pic_intr, 0);
 	vcpus[0].irq.extint_kick = 0;
-	pic_write(&vm.pic, 0x20, 0x20);		/* OCW2 EOI, still high */
+	pic_write(&vm.pic, 0x20, 0x20);	/* OCW2 EOI, still high */
 	cr_assert_eq(vm.pic_intr, 1);
 	cr_assert_eq(vcpus[0].irq.extint_kick, 1);
 	cr_assert_eq(irq_extint_ack(&vcpus[0]), 0x35);

@@ -124,7 +124,8 @@ int split_extint_before_run(struct vcpu *v)
 	struct kvm_run *run = v->run;
 
 	irq_extint_seen(v);
-	if (v->id != 0 || !__atomic_load_n(&v->vm->pic_intr, __ATOMIC_SEQ_CST)) {
+	if (v->id != 0 ||
+	    !__atomic_load_n(&v->vm->pic_intr, __ATOMIC_SEQ_CST)) {
 		run->request_interrupt_window = 0;
 		return -1;
 	}
