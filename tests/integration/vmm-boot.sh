@@ -298,6 +298,18 @@ boot pic-user-xapic 0 --cpus 2 --irqchip=user --trace=pic -a "check=pic apic=xap
 	has pic-user-xapic '^@pic_check ok=[1-9][0-9]* fail=0 .* lint0_unmask=ok ioapic_extint=ok$'
 grep -qE '^t=[0-9.]+ vcpu=[-0-9]+ pic: INTA: vector 0x35 ' $T/pic-user-xapic.err ||
 	fail "pic-user-xapic: --trace=pic: no decoded INTA"
+# The PIT through the PIC and LINT0 into a halted vCPU, 50 times
+# (tests/integration/pit-pic.S): each one wakes it from HLT (user: the
+# futex; split: a kick out of KVM's HLT, then KVM_INTERRUPT; kernel: KVM)
+if gcc -c tests/integration/pit-pic.S -o $T/pit-pic.o &&
+	ld -m elf_x86_64 -Ttext 0x100000 -N -e start --no-warn-rwx-segments \
+		-o $T/pit-pic.elf $T/pit-pic.o; then
+	for m in user split kernel; do
+		boot pit-pic-$m 33 --irqchip=$m $T/pit-pic.elf
+	done
+else
+	fail "pit-pic.S does not build"
+fi
 # A hostile guest (tests/integration/pic-hostile.S) holds the PIC's INTR
 # high with IF=0: no crash and no stream of exits (no interrupt-window
 # exit at all); with cli; hlt, user mode stops it as unwakeable (in split
