@@ -178,3 +178,30 @@ Test(extint, slave_line_through_the_cascade)
 	cr_assert(irq_extint_waiting(&vcpus[0]));
 	cr_assert_eq(irq_extint_ack(&vcpus[0]), 0x3d);
 }
+
+/* --irqchip=split: the INTA only when KVM says it can take it now */
+Test(extint, split_injects_only_when_ready)
+{
+	struct kvm_run run[2];
+
+	memset(run, 0, sizeof(run));
+	cfg.irqchip = IRQCHIP_SPLIT;
+	vcpus[0].run = &run[0];
+	vcpus[1].run = &run[1];
+	pic_setup(~(1u << 5) & 0xff);
+	run[0].request_interrupt_window = 1;
+	cr_assert_eq(split_extint_before_run(&vcpus[0]), -1);
+	cr_assert_eq(run[0].request_interrupt_window, 0, "INTR low: no window");
+	vm.pic_intr = 0;
+	pic_set_irq(&vm.pic, 5, 1);
+	cr_assert_eq(vm.pic_intr, 1);
+	/* not ready (IF=0, or KVM's LVT0 takes no PIC interrupt): wait */
+	cr_assert_eq(split_extint_before_run(&vcpus[0]), -1);
+	cr_assert_eq(run[0].request_interrupt_window, 1);
+	cr_assert_eq(vm.pic.stats.intacks, 0, "no INTA yet");
+	cr_assert_eq(split_extint_before_run(&vcpus[1]), -1, "the BSP's only");
+	run[0].ready_for_interrupt_injection = 1;
+	cr_assert_eq(split_extint_before_run(&vcpus[0]), 0x35);
+	cr_assert_eq(run[0].request_interrupt_window, 0);
+	cr_assert_eq(vm.pic_intr, 0);
+}
