@@ -69,10 +69,16 @@ void irq_post_extint(struct vcpu *t)
 	extint_notify(t);
 }
 
-/* On @v's thread, before it looks at its ExtINT inputs. */
+/*
+ * On @v's thread, before it looks at its ExtINT inputs.  This runs before
+ * every entry, so a plain load first: a flag that is not set costs no
+ * locked store (a rise after the load sets it again, and the entry sees
+ * it in requests_pending()).
+ */
 void irq_extint_seen(struct vcpu *v)
 {
-	__atomic_store_n(&v->irq.extint_kick, 0, __ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&v->irq.extint_kick, __ATOMIC_RELAXED))
+		__atomic_store_n(&v->irq.extint_kick, 0, __ATOMIC_SEQ_CST);
 }
 
 /* --irqchip=user, on @v's thread: would @v take an ExtINT now (IF aside)? */
