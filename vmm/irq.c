@@ -437,7 +437,7 @@ bool irq_take_nmi(struct vcpu *v)
 
 /*
  * SDM 11.4.7.3: an INIT resets the LAPIC but keeps its ID and base, and
- * the CPU waits for a SIPI.  Pending IPIs and NMIs go with it.
+ * the CPU waits for a SIPI.  Pending IPIs, NMIs and ExtINTs go with it.
  */
 bool irq_take_init(struct vcpu *v)
 {
@@ -452,6 +452,7 @@ bool irq_take_init(struct vcpu *v)
 	pir_fold(&q->pir, irr);
 	pthread_mutex_unlock(&v->vm->apic_lock);
 	__atomic_store_n(&q->nmi, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&q->extint_msg, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&q->wait_sipi, true, __ATOMIC_SEQ_CST);
 	return true;
 }
