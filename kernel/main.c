@@ -17,6 +17,7 @@
 #include "ioapic.h"
 #include "ioapic_check.h"
 #include "ipi_check.h"
+#include "pic_check.h"
 #include "timer_check.h"
 #include "mbinfo.h"
 #include "panic.h"
@@ -207,6 +208,8 @@ void kmain(uint32_t magic, uint32_t info)
 		timer_check();
 	if (check_wanted("ioapic"))
 		ioapic_check();
+	if (check_wanted("pic"))
+		pic_check();
 	bench_run();	/* bench=...: guest-bench/, phase IRQLAB_PHASE_BENCH */
 
 	kprintf("@ready tsc=%lu\n", rdtsc());

@@ -15,6 +15,8 @@
 #define VEC_TIMER_CHECK	0xe0	/* timer_check.c: the LAPIC timer */
 #define VEC_IOAPIC_CHECK	0xe1	/* ioapic_check.c: the testdev line */
 #define VEC_IOAPIC_CHECK_PIT	0xe2	/* ioapic_check.c: PIT channel 0 */
+#define VEC_PIC_CHECK		0x30	/* pic_check.c: the PIC's 16 vectors */
+#define VEC_PIC_CHECK_KICK	0xe3	/* pic_check.c: a self IPI */
 
 #if IPI_VEC_CHECK + NR_CPUS > IPI_VEC_WAKE
 #error "the check vectors run into the wake-up vector"

@@ -17,6 +17,7 @@
 #include <x86intrin.h>
 
 #include "hw/apic.h"
+#include "hw/ioapic.h"
 #include "irq_int.h"
 #include "util.h"
 #include "vm.h"
@@ -73,7 +74,7 @@ void irq_wake(struct vcpu *v)
  * A request was just stored for @t (a PIR bit with ON newly set, an NMI,
  * INIT or SIPI flag).  @self is the sending vCPU, or -1.
  */
-static void irq_notify(struct vcpu *t, int self)
+void irq_notify(struct vcpu *t, int self)
 {
 	if (t->id == self)
 		return;		/* outside the guest now: it checks before entry */
@@ -161,10 +162,8 @@ void irq_post(struct vcpu *t, const struct lapic_ipi *msg)
 			irq_notify(t, -1);
 		return;
 	}
-	if (msg->delivery == 7 << 8) {		/* ExtINT: there is no PIC */
-		if (!t->vm->extint_warned++)
-			warn("IOAPIC: ExtINT delivery needs an 8259 PIC, which "
-			     "--irqchip=user does not route yet; dropped");
+	if (msg->delivery == IOAPIC_RTE_DM_EXTINT) {
+		irq_post_extint(t);	/* the vector comes from the PIC */
 		return;
 	}
 	irq_deliver(t->vm, t, -1, msg);
@@ -383,14 +382,32 @@ void irq_collect(struct vcpu *v)
 	pthread_mutex_unlock(&vm->apic_lock);
 }
 
+/*
+ * An ExtINT goes first.  SDM 11.8.1 (step 2): the local APIC sends an
+ * ExtINT "directly to the processor core", where fixed interrupts go
+ * through IRR and ISR: so the PPR does not hold an ExtINT back, and a
+ * fixed interrupt in IRR cannot be ahead of it in any queue.  The SDM
+ * gives no order between the core's INTR from LINT0 and the APIC's own
+ * vectors; this is KVM's (kvm_cpu_get_interrupt() asks the PIC first).
+ * The other waits for the next window.
+ */
+static bool irq_pending_any(struct vcpu *v)
+{
+	return lapic_pending_vector(&v->irq.lapic) >= 0 ||
+	       irq_extint_waiting(v);
+}
+
 int irq_before_run(struct vcpu *v)
 {
 	struct kvm_run *run = v->run;
+	bool extint;
 	int vec;
 
+	irq_extint_seen(v);
 	irq_collect(v);
+	extint = irq_extint_waiting(v);
 	vec = lapic_pending_vector(&v->irq.lapic);
-	if (vec < 0) {
+	if (vec < 0 && !extint) {
 		run->request_interrupt_window = 0;
 		return -1;
 	}
@@ -399,11 +416,16 @@ int irq_before_run(struct vcpu *v)
 		run->request_interrupt_window = 1;
 		return -1;
 	}
+	if (extint) {
+		vec = irq_extint_ack(v);
+		run->request_interrupt_window = irq_pending_any(v);
+		return vec;
+	}
 	pthread_mutex_lock(&v->vm->apic_lock);
 	lapic_ack(&v->irq.lapic, vec);
 	pthread_mutex_unlock(&v->vm->apic_lock);
 	/* a higher class still waiting needs the next window too */
-	run->request_interrupt_window = lapic_pending_vector(&v->irq.lapic) >= 0;
+	run->request_interrupt_window = irq_pending_any(v);
 	return vec;
 }
 
@@ -415,7 +437,7 @@ bool irq_take_nmi(struct vcpu *v)
 
 /*
  * SDM 11.4.7.3: an INIT resets the LAPIC but keeps its ID and base, and
- * the CPU waits for a SIPI.  Pending IPIs and NMIs go with it.
+ * the CPU waits for a SIPI.  Pending IPIs, NMIs and ExtINTs go with it.
  */
 bool irq_take_init(struct vcpu *v)
 {
@@ -430,6 +452,7 @@ bool irq_take_init(struct vcpu *v)
 	pir_fold(&q->pir, irr);
 	pthread_mutex_unlock(&v->vm->apic_lock);
 	__atomic_store_n(&q->nmi, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&q->extint_msg, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&q->wait_sipi, true, __ATOMIC_SEQ_CST);
 	return true;
 }
@@ -440,6 +463,7 @@ bool requests_pending(struct vcpu *v)
 
 	return pir_pending(&q->pir) || __atomic_load_n(&q->nmi, __ATOMIC_SEQ_CST) ||
 	       __atomic_load_n(&q->init, __ATOMIC_SEQ_CST) ||
+	       __atomic_load_n(&q->extint_kick, __ATOMIC_SEQ_CST) ||
 	       __atomic_load_n(&v->vm->rendezvous, __ATOMIC_SEQ_CST);
 }
 

@@ -41,6 +41,8 @@ struct vcpu_irq {
 	uint32_t nmi;		/* an NMI is pending */
 	uint32_t init;		/* an INIT is pending */
 	uint32_t sipi;		/* 0x100 | vector: a start-up IPI latched */
+	uint32_t extint_kick;	/* look at the ExtINT inputs (irq_extint.c) */
+	uint32_t extint_msg;	/* an IOAPIC ExtINT message waits for INTA */
 	bool wait_sipi;		/* in wait-for-SIPI (SDM 8.4.2) */
 	bool halt_forever;	/* halted with nothing that could wake it */
 	bool base_changed;	/* IA32_APIC_BASE written: tell KVM */
@@ -88,5 +90,11 @@ void irq_post(struct vcpu *t, const struct lapic_ipi *msg);
 /* --ioapic=naive: wait while a rendezvous holds the vCPUs out */
 void irq_rendezvous_wait(struct vcpu *v);
 void futex_wake_all(uint32_t *word);
+
+/* irq_extint.c.  isa.c: the PIC's INTR output changed (under isa_lock). */
+void extint_pic_intr(struct vm *vm, int level);
+/* --irqchip=split, the vCPU before KVM_RUN: an ExtINT vector to inject
+ * with KVM_INTERRUPT (the INTA is done), or -1; sets the window request */
+int split_extint_before_run(struct vcpu *v);
 
 #endif

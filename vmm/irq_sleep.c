@@ -93,7 +93,8 @@ static bool halt_done(struct vcpu *v)
 	if (__atomic_load_n(&v->irq.nmi, __ATOMIC_SEQ_CST) ||
 	    __atomic_load_n(&v->irq.init, __ATOMIC_SEQ_CST))
 		return true;
-	if (pir_pending(&v->irq.pir) || timer_due(v))
+	if (pir_pending(&v->irq.pir) || timer_due(v) ||
+	    __atomic_load_n(&v->irq.extint_kick, __ATOMIC_SEQ_CST))
 		return true;	/* irq_halt() folds, then decides */
 	return false;
 }
@@ -104,10 +105,12 @@ bool irq_halt(struct vcpu *v)
 	struct vcpu_irq *q = &v->irq;
 
 	for (;;) {
+		irq_extint_seen(v);
 		irq_collect(v);
 		if (__atomic_load_n(&q->nmi, __ATOMIC_SEQ_CST) ||
 		    __atomic_load_n(&q->init, __ATOMIC_SEQ_CST) ||
-		    (run->if_flag && lapic_pending_vector(&q->lapic) >= 0))
+		    (run->if_flag && (lapic_pending_vector(&q->lapic) >= 0 ||
+				      irq_extint_waiting(v))))
 			break;
 		/* the PIT's host timer (isa.c) may still raise an IRQ */
 		q->halt_forever = !run->if_flag ||

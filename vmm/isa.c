@@ -12,9 +12,8 @@
  * Lines: ISA IRQ0 (the PIT) is IOAPIC pin 2, as the MADT's interrupt
  * source override says (ACPI 6.5 sec. 5.2.12.5); ISA IRQ n > 0 is pin n.
  * Every ISA line 0-15 also goes to the same line of the PIC, whose INTR
- * has no path to a CPU yet (no ExtINT, no LINT0): a guest that has
- * initialised it and unmasks a line there gets one warning, and the
- * interrupt is dropped.
+ * is the BSP's LINT0 (irq_extint.c: ExtINT, the vector from the PIC's
+ * INTA cycle).  The INTA takes isa_lock, from a vCPU holding no lock.
  */
 #include <errno.h>
 #include <signal.h>
@@ -48,17 +47,10 @@ static void isa_set_irq(void *ctx, unsigned line, int level)
 		pic_set_irq(&vm->pic, line, level);
 }
 
-/* The PIC's INTR: irqlab has no ExtINT or virtual-wire path for it. */
+/* The PIC's INTR: the BSP's LINT0 (irq_extint.c) */
 static void isa_pic_intr(void *ctx, int level)
 {
-	struct vm *vm = ctx;
-
-	/* before ICW1-ICW4 the master has no vectors: nothing to deliver */
-	if (level && vm->pic.chip[0].ready && !vm->pic_warned) {
-		vm->pic_warned = true;
-		warn("8259 PIC: an unmasked line is pending, but irqlab does "
-		     "not deliver the PIC's INTR (ExtINT) to a CPU; dropped");
-	}
+	extint_pic_intr(ctx, level);
 }
 
 static const struct pic_ops isa_pic_ops = {
@@ -204,11 +196,18 @@ static int split_deliver(void *ctx, const struct lapic_ipi *msg)
 	struct split_msi m;
 	int r;
 
-	if (msg->delivery == 7 << 8) {		/* ExtINT: no PIC path */
+	/*
+	 * ExtINT: KVM's LAPIC takes a PIC vector only by KVM_INTERRUPT and
+	 * only while its LVT0 accepts PIC interrupts (irq_extint.c), and it
+	 * ignores an MSI with delivery mode ExtINT (__apic_accept_irq()).
+	 * So an ExtINT entry has nowhere to go; LINT0 works instead.
+	 */
+	if (msg->delivery == IOAPIC_RTE_DM_EXTINT) {
 		if (!vm->split.extint_warned) {
 			vm->split.extint_warned = true;
-			warn("IOAPIC: ExtINT delivery needs the 8259 PIC's "
-			     "vector, which irqlab does not route; dropped");
+			warn("IOAPIC: an ExtINT entry under --irqchip=split: KVM's "
+			     "LAPIC takes the PIC's vector only through LVT0 "
+			     "(LINT0 ExtINT); dropped");
 		}
 		return 0;
 	}

@@ -125,6 +125,24 @@ void kvm_inject_irq(struct vcpu *v, int vector)
 		    strerror(errno));
 }
 
+/*
+ * --irqchip=split: an ExtINT vector (irq_extint.c).  api.rst, KVM_INTERRUPT
+ * with an in-kernel LAPIC: EEXIST if one is queued already, ENXIO with
+ * KVM's own PIC.  ready_for_interrupt_injection rules the first out; a
+ * guest must not stop the VMM through it anyway, so: one warning, dropped.
+ */
+void kvm_inject_extint(struct vcpu *v, int vector)
+{
+	static bool warned;
+	struct kvm_interrupt irq = { .irq = vector };
+
+	if (ioctl(v->fd, KVM_INTERRUPT, &irq) < 0 && !warned) {
+		warned = true;
+		warn("vcpu%d: KVM_INTERRUPT %d (ExtINT): %s; dropped", v->id,
+		     vector, strerror(errno));
+	}
+}
+
 /* api.rst, KVM_NMI: KVM holds it until the guest can take an NMI */
 void kvm_inject_nmi(struct vcpu *v)
 {

@@ -33,6 +33,32 @@ bool lapic_sw_enabled(const struct lapic *l)
 	return lapic_hw_enabled(l) && (l->svr & APIC_SVR_ENABLE);
 }
 
+/*
+ * Does this CPU take the 8259A's INTR on LINT0 as an ExtINT?
+ *
+ * SDM 11.4.3: with IA32_APIC_BASE[11] clear "the processor is
+ * functionally equivalent to an IA-32 processor without an on-chip
+ * APIC": LINT0 is then the processor's INTR pin itself, so yes (the MP
+ * spec 1.4 3.6.2.1 PIC mode, and KVM's kvm_apic_accept_pic_intr()).
+ * Otherwise SDM 11.5.1: only an unmasked LVT LINT0 entry with delivery
+ * mode ExtINT (111b), the MP spec's virtual wire mode (3.6.2.2).  A
+ * software-disabled APIC has every LVT mask bit set and cannot clear one
+ * (SDM 11.4.7.2), so it takes none: nothing special is needed for it.
+ * The trigger bit does not matter: "When the delivery mode is ExtINT,
+ * the trigger mode is always level sensitive" (SDM 11.5.1), i.e. the
+ * CPU takes INTR as long as it is high, which irq_extint.c does by
+ * looking at the PIC's output at each chance to inject.
+ */
+bool lapic_lint0_extint(const struct lapic *l)
+{
+	uint32_t v = l->lvt[LVT_LINT0];
+
+	if (!lapic_hw_enabled(l))
+		return true;
+	return !(v & APIC_LVT_MASKED) &&
+	       (v & APIC_LVT_DM_MASK) == APIC_LVT_DM_EXTINT;
+}
+
 bool lapic_x2apic(const struct lapic *l)
 {
 	return (l->base & (APIC_BASE_EN | APIC_BASE_EXTD)) ==

@@ -119,6 +119,9 @@ bool lapic_hw_enabled(const struct lapic *l);	/* IA32_APIC_BASE.EN */
 bool lapic_sw_enabled(const struct lapic *l);	/* and SVR bit 8 */
 bool lapic_mmio_enabled(const struct lapic *l);	/* xAPIC mode: page live */
 bool lapic_x2apic(const struct lapic *l);
+/* LINT0 takes the 8259A's INTR as ExtINT: hardware-disabled, or LVT
+ * LINT0 unmasked with delivery mode ExtINT (lapic.c) */
+bool lapic_lint0_extint(const struct lapic *l);
 uint32_t lapic_id(const struct lapic *l);	/* 8-bit xAPIC or 32-bit x2APIC ID */
 uint32_t lapic_ldr(const struct lapic *l);	/* x2APIC: the derived LDR */
 

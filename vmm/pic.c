@@ -197,6 +197,8 @@ uint8_t pic_intack(struct pic *p)
 		vec = m->base + irq;
 	}
 	update(p);
+	trace(p, "pic: INTA: vector 0x%02x (master isr 0x%02x, slave isr "
+	      "0x%02x)", vec, m->isr, p->chip[1].isr);
 	return vec;
 }
 

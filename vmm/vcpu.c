@@ -3,6 +3,7 @@
  * One thread per vCPU: KVM_RUN, then exit_dispatch(), then again.  With
  * --irqchip=user each entry is prepared first: INIT and start-up, NMIs,
  * the PIR fold and injection (irq.c), and a guest HLT sleeps in irq_halt().
+ * With --irqchip=split only the PIC's ExtINT is injected from here.
  *
  * Kicking a vCPU out of KVM_RUN (Documentation/virt/kvm/api.rst,
  * "immediate_exit"): set run->immediate_exit, then send SIGUSR1.  The
@@ -113,6 +114,21 @@ static bool vcpu_prepare(struct vcpu *v)
 }
 
 /*
+ * --irqchip=split, before KVM_RUN: the PIC's INTR into KVM's LAPIC as an
+ * ExtINT (irq_extint.c).  As in vcpu_prepare(), a stale ready flag must
+ * not let a second KVM_INTERRUPT in before the next KVM_RUN.
+ */
+static void vcpu_prepare_split(struct vcpu *v)
+{
+	int vec = split_extint_before_run(v);
+
+	if (vec >= 0) {
+		kvm_inject_extint(v, vec);
+		v->run->ready_for_interrupt_injection = 0;
+	}
+}
+
+/*
  * --irqchip=kernel HLT exits only if KVM's LAPIC sends them (it does not),
  * so this is the user irqchip's HLT: sleep until woken.  irq_halt() stops
  * the VM itself when no vCPU can ever wake another.
@@ -191,6 +207,8 @@ static void *vcpu_thread(void *arg)
 
 		if (user_irqchip(v) && !vcpu_prepare(v))
 			continue;
+		if (vm->cfg->irqchip == IRQCHIP_SPLIT)
+			vcpu_prepare_split(v);
 		r = ioctl(v->fd, KVM_RUN, 0);
 		if (user_irqchip(v))
 			irq_leave_guest(v);

@@ -160,7 +160,7 @@ struct vm {
 	bool x2apic_ok;		/* x2APIC offered to the guest */
 	bool tsc_deadline_ok;	/* TSC-deadline mode offered */
 	uint32_t tsc_khz;	/* KVM_GET_TSC_KHZ */
-	unsigned smi_warned, extint_warned;
+	unsigned smi_warned;
 	uint32_t rendezvous;	/* --ioapic=naive: vCPUs must stay out */
 
 	/* --irqchip=user: the ISA side (isa.c) */
@@ -169,7 +169,7 @@ struct vm {
 	timer_t pit_timer;
 	struct ioapic ioapic;
 	struct pic pic;			/* the 8259A pair, under isa_lock */
-	bool pic_warned;
+	uint32_t pic_intr;		/* its INTR output: atomic (irq_extint.c) */
 	struct isa_dev isa_devs[8];
 	struct split_state split;	/* --irqchip=split */
 	unsigned nr_isa_devs;
@@ -234,6 +234,7 @@ void kvm_dump_vcpu(struct vcpu *v, const char *why);
 void kvm_set_sipi_state(struct vcpu *v, uint8_t vector);
 void kvm_inject_irq(struct vcpu *v, int vector);
 void kvm_inject_nmi(struct vcpu *v);
+void kvm_inject_extint(struct vcpu *v, int vector);	/* split */
 void kvm_irq_line(struct vm *vm, unsigned gsi, int level);
 void kvm_testdev_init(struct vm *vm);	/* --irqchip=kernel */
 void kvm_sync_apic_base(struct vcpu *v);

@@ -107,8 +107,20 @@ if grep FAILED "$OUT/$name.log" | grep -vqE 'edge: (held high delivers once|no m
 	fail "an IOAPIC step QEMU should pass failed"
 fi
 
+# check=pic (docs/RECORDS.md): without pc-testdev it skips; with it,
+# QEMU's 8259A pair and LAPIC pass every step, and QEMU's LAPIC also takes
+# an IOAPIC ExtINT entry and the INTR waiting at a LINT0 unmask at once
+boot pic-none -smp 2 -append "check=pic"
+expect_status 1 "kernel exit status 0"
+expect_line '@pic_check skipped=no-testdev' "@pic_check skip"
+expect_line '@ready tsc=[0-9]+' "@ready"
+boot pic-testdev -smp 2 -device pc-testdev -append "check=pic"
+expect_status 1 "kernel exit status 0"
+expect_line '@pic_check ok=[1-9][0-9]* fail=0 cpus=2 line=5 slave_line=13 base=0x30 .* lint0_unmask=ok ioapic_extint=ok' \
+	"@pic_check on QEMU's PIC"
+
 if [ "$failed" != 0 ]; then
 	exit 1
 fi
-echo "PASS: qemu-tcg-boot (plain with @calib, calib=all, smp2, crash-ud, ioapic-none, ioapic-testdev)"
+echo "PASS: qemu-tcg-boot (plain with @calib, calib=all, smp2, crash-ud, ioapic-none, ioapic-testdev, pic-none, pic-testdev)"
 exit 0
