@@ -4,8 +4,50 @@
  * 4 GiB, long mode (the host's KVM cannot IRET in 32-bit mode), an IDT
  * entry for vector 0x41 (handler), the LAPIC enabled (ESI = its base),
  * EBX = the IOAPIC's base, the 8259s masked.  The guest's own code
- * follows the #include; guest64-tail.S ends it.
+ * follows the #include; guest64-tail.S ends it.  The macros below are for
+ * that code: an IDT gate, the 8259A pair's initialisation, the PIT at
+ * 1 kHz.
  */
+/* IDT gate for vector \vec: the shared handler (guest64-tail.S) */
+	.macro idt_gate vec
+	lea handler(%rip), %rax
+	mov %ax, idt + \vec * 16
+	movw $0x08, idt + \vec * 16 + 2
+	movw $0x8e00, idt + \vec * 16 + 4
+	shr $16, %rax
+	mov %ax, idt + \vec * 16 + 6
+	.endm
+
+/* 8259A datasheet, "Initialization Command Words": both chips, vector
+ * bases \m and \s, the slave on IR2, ICW4 = \icw4 (1: 8086 mode, 3:
+ * also auto-EOI) */
+	.macro pic_init m, s, icw4
+	mov $0x11, %al		/* ICW1: edge, cascade, ICW4 */
+	out %al, $0x20
+	out %al, $0xa0
+	mov $\m, %al		/* ICW2 */
+	out %al, $0x21
+	mov $\s, %al
+	out %al, $0xa1
+	mov $0x04, %al		/* ICW3 */
+	out %al, $0x21
+	mov $0x02, %al
+	out %al, $0xa1
+	mov $\icw4, %al		/* ICW4 */
+	out %al, $0x21
+	out %al, $0xa1
+	.endm
+
+/* PIT channel 0: mode 3, count 1193 (1 ms) */
+	.macro pit_1ms
+	mov $0x36, %al
+	out %al, $0x43
+	mov $0xa9, %al
+	out %al, $0x40
+	mov $0x04, %al
+	out %al, $0x40
+	.endm
+
 	.code32
 	.text
 	.globl start
@@ -55,12 +97,7 @@ long:
 	mov %ax, %ss
 	mov %ax, %es
 	mov $stack_top, %rsp
-	lea handler(%rip), %rax
-	mov %ax, idt + 0x41 * 16
-	movw $0x08, idt + 0x41 * 16 + 2
-	movw $0x8e00, idt + 0x41 * 16 + 4
-	shr $16, %rax
-	mov %ax, idt + 0x41 * 16 + 6
+	idt_gate 0x41
 	lidt idtr
 	mov $0xfee00000, %esi
 	mov $0xfec00000, %ebx

@@ -9,20 +9,7 @@
  * which nothing can wake: the VMM must say so and stop (status 16).
  */
 #include "guest64-head.S"
-	mov $0x11, %al		/* ICW1: edge, cascade, ICW4 */
-	out %al, $0x20
-	out %al, $0xa0
-	mov $0x30, %al		/* ICW2 */
-	out %al, $0x21
-	mov $0x38, %al
-	out %al, $0xa1
-	mov $0x04, %al		/* ICW3 */
-	out %al, $0x21
-	mov $0x02, %al
-	out %al, $0xa1
-	mov $0x01, %al		/* ICW4: 8086 mode */
-	out %al, $0x21
-	out %al, $0xa1
+	pic_init 0x30, 0x38, 0x01
 	mov $0xdf, %al		/* OCW1: only line 5 */
 	out %al, $0x21
 	mov $0xff, %al

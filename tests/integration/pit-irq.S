@@ -18,13 +18,7 @@
 	movl $0, 0x10(%rbx)
 	movl $0x14, (%rbx)
 	movl $RTE_LO, 0x10(%rbx)
-	/* PIT channel 0: mode 3, count 1193 (1 ms) */
-	mov $0x36, %al
-	out %al, $0x43
-	mov $0xa9, %al
-	out %al, $0x40
-	mov $0x04, %al
-	out %al, $0x40
+	pit_1ms
 	sti
 3:	hlt
 	cmpl $50, count
