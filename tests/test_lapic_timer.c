@@ -123,22 +123,22 @@ Test(lapic_timer, periodic_rearms_without_drift)
 {
 	wr(APIC_TDCR, 0x0);			/* divide by 2 */
 	wr(APIC_LVT_TIMER, APIC_TIMER_PERIODIC | VEC);
-	wr(APIC_TMICT, 1000);			/* 2000 ns */
-	cr_assert_eq(fake.armed[0], T0 + 2000);
-	fake.now = T0 + 2003;			/* the host is 3 ns late */
+	wr(APIC_TMICT, 1000000);		/* 2 ms */
+	cr_assert_eq(fake.armed[0], T0 + 2000000);
+	fake.now = T0 + 2000003;			/* the host is 3 ns late */
 	lapic_timer_expired(&l);
 	cr_assert(fired());
-	cr_assert_eq(fake.armed[0], T0 + 4000, "start + 2 periods, not now + period");
-	cr_assert_eq(rd(APIC_TMCCT), 1000 - 1, "reloaded and counting");
+	cr_assert_eq(fake.armed[0], T0 + 4000000, "start + 2 periods, not now + period");
+	cr_assert_eq(rd(APIC_TMCCT), 1000000 - 1, "reloaded and counting");
 	run_to_deadline();
 	cr_assert(fired());
-	cr_assert_eq(fake.armed[0], T0 + 6000);
-	fake.now = T0 + 11000;			/* 2.5 periods late */
+	cr_assert_eq(fake.armed[0], T0 + 6000000);
+	fake.now = T0 + 11000000;			/* 2.5 periods late */
 	lapic_timer_expired(&l);
 	cr_assert(fired());
 	cr_assert_not(fired(), "missed periods raise one interrupt");
-	cr_assert_eq(fake.armed[0], T0 + 12000);
-	cr_assert_eq(rd(APIC_TMCCT), 500);
+	cr_assert_eq(fake.armed[0], T0 + 12000000);
+	cr_assert_eq(rd(APIC_TMCCT), 500000);
 	wr(APIC_TMICT, 0);
 	cr_assert_eq(fake.armed[0], 0, "TMICT 0 stops the timer");
 	cr_assert_eq(rd(APIC_TMCCT), 0);
@@ -153,16 +153,39 @@ Test(lapic_timer, periodic_tmcct_reloads)
 	cr_assert_eq(rd(APIC_TMCCT), 50);
 }
 
+/* KVM's floor (min_timer_period_us): a 1 ns period fires every 200 us */
+Test(lapic_timer, periodic_floor_merges_periods)
+{
+	wr(APIC_TDCR, 0xb);			/* divide by 1: 1 ns a tick */
+	wr(APIC_LVT_TIMER, APIC_TIMER_PERIODIC | VEC);
+	wr(APIC_TMICT, 1);
+	cr_assert_eq(fake.armed[0], T0 + 1, "the first period is the count's");
+	run_to_deadline();
+	cr_assert(fired());
+	cr_assert_eq(fake.armed[0], T0 + 1 + 200000, "then the floor");
+	fake.now = T0 + 1000;
+	cr_assert_eq(rd(APIC_TMCCT), 1, "the count runs at its own rate");
+	run_to_deadline();
+	cr_assert(fired());
+	cr_assert_not(fired(), "200000 periods, one interrupt");
+	cr_assert_eq(fake.armed[0], T0 + 1 + 400000);
+	wr(APIC_TMICT, 300000);			/* 300 us: above the floor */
+	cr_assert_eq(fake.armed[0], fake.now + 300000);
+	run_to_deadline();
+	cr_assert(fired());
+	cr_assert_eq(fake.armed[0], T0 + 200001 + 600000, "start + 2 periods");
+}
+
 Test(lapic_timer, masked_counts_but_delivers_nothing)
 {
 	wr(APIC_TDCR, 0xb);
 	wr(APIC_LVT_TIMER, APIC_LVT_MASKED | APIC_TIMER_PERIODIC | VEC);
-	wr(APIC_TMICT, 100);
-	fake.now = T0 + 40;
-	cr_assert_eq(rd(APIC_TMCCT), 60, "a masked timer counts");
+	wr(APIC_TMICT, 1000000);
+	fake.now = T0 + 400000;
+	cr_assert_eq(rd(APIC_TMCCT), 600000, "a masked timer counts");
 	run_to_deadline();
 	cr_assert_not(fired());
-	cr_assert_eq(fake.armed[0], T0 + 200, "and keeps its period");
+	cr_assert_eq(fake.armed[0], T0 + 2000000, "and keeps its period");
 	wr(APIC_LVT_TIMER, APIC_TIMER_PERIODIC | VEC);
 	run_to_deadline();
 	cr_assert(fired(), "unmasked: the next expiry is delivered");
@@ -172,13 +195,13 @@ Test(lapic_timer, one_shot_periodic_switch_keeps_count)
 {
 	wr(APIC_TDCR, 0xb);
 	wr(APIC_LVT_TIMER, APIC_TIMER_ONESHOT | VEC);
-	wr(APIC_TMICT, 100);
-	fake.now = T0 + 30;
+	wr(APIC_TMICT, 1000000);
+	fake.now = T0 + 300000;
 	wr(APIC_LVT_TIMER, APIC_TIMER_PERIODIC | VEC);
-	cr_assert_eq(rd(APIC_TMCCT), 70);
+	cr_assert_eq(rd(APIC_TMCCT), 700000);
 	run_to_deadline();
 	cr_assert(fired());
-	cr_assert_eq(fake.armed[0], T0 + 200, "it now reloads");
+	cr_assert_eq(fake.armed[0], T0 + 2000000, "it now reloads");
 }
 
 Test(lapic_timer, divider_change_mid_count)
@@ -262,9 +285,9 @@ Test(lapic_timer, software_disable_masks_the_timer)
 {
 	wr(APIC_TDCR, 0xb);
 	wr(APIC_LVT_TIMER, APIC_TIMER_PERIODIC | VEC);
-	wr(APIC_TMICT, 100);
+	wr(APIC_TMICT, 1000000);
 	wr(APIC_SVR, 0xff);
 	run_to_deadline();
 	cr_assert_eq(lapic_pending_vector(&l), -1);
-	cr_assert_eq(fake.armed[0], T0 + 200, "the count runs on");
+	cr_assert_eq(fake.armed[0], T0 + 2000000, "the count runs on");
 }

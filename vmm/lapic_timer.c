@@ -10,6 +10,13 @@
  * computed from the start, so they do not drift.  If the host timer comes
  * late by more than a period, the missed periods raise one interrupt.
  *
+ * A periodic interrupt comes at most every LAPIC_MIN_PERIOD_NS, as in KVM
+ * (its min_timer_period_us, 200 by default): the SDM sets no floor, and a
+ * guest could ask for a 1 ns period (TMICT 1, divide by 1), which would
+ * keep its vCPU thread re-arming the host timer and never entering the
+ * guest.  The count itself runs at its true rate (TMCCT), so the periods
+ * within one floor merge into one interrupt, as late ones do.
+ *
  * TSC-deadline mode takes deadlines in guest TSC ticks: ops->tsc reads the
  * guest TSC, caps.tsc_khz converts the distance to it into host ns.
  */
@@ -17,6 +24,7 @@
 
 #define NSEC_PER_SEC	1000000000ull
 #define NSEC_PER_MSEC	1000000ull
+#define LAPIC_MIN_PERIOD_NS	200000ull	/* KVM's min_timer_period_us */
 
 /* SDM figure 11-10: TDCR bits 0, 1 and 3 -> divide by 2, 4, ... 128, 1 */
 static unsigned timer_divisor(uint32_t tdcr)
@@ -188,8 +196,10 @@ void lapic_timer_expired(struct lapic *l)
 	} else if (timer_mode(l) == APIC_TIMER_PERIODIC) {
 		e = ns_to_counts(l, t - l->timer_start_ns);
 		l->timer_periods = e / l->tmict;
-		host_arm(l, l->timer_start_ns +
-			    counts_to_ns(l, (l->timer_periods + 1) * l->tmict));
+		e = l->timer_start_ns +
+		    counts_to_ns(l, (l->timer_periods + 1) * l->tmict);
+		host_arm(l, e > t + LAPIC_MIN_PERIOD_NS ? e :
+			    t + LAPIC_MIN_PERIOD_NS);
 	} else {
 		l->timer_running = false;	/* one-shot: TMCCT stays 0 */
 	}
