@@ -22,6 +22,12 @@ WARN	:= -Wall -Wextra -Werror
 HOST_CFLAGS := -std=gnu11 -O2 -g $(WARN) -Iinclude -Ivmm -D_GNU_SOURCE \
 	-MMD -MP -pthread
 HOST_LDFLAGS := -pthread
+# make SAN=1 B=build/san build/san/irqlab-vmm: AddressSanitizer and
+# UBSan, for tests/integration/vmm-fuzz.sh
+ifdef SAN
+HOST_CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer
+HOST_LDFLAGS += -fsanitize=address,undefined
+endif
 
 # The kernel: freestanding, no red zone (interrupts push onto the stack),
 # no SSE (the kernel saves no FPU state), identity-mapped below 2 GiB.

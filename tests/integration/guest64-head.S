@@ -8,9 +8,10 @@
  * that code: an IDT gate, the 8259A pair's initialisation, the PIT at
  * 1 kHz.
  */
-/* IDT gate for vector \vec: the shared handler (guest64-tail.S) */
-	.macro idt_gate vec
-	lea handler(%rip), %rax
+/* IDT gate for vector \vec (below 0x42): \fn, by default the shared
+ * handler (guest64-tail.S) */
+	.macro idt_gate vec, fn=handler
+	lea \fn(%rip), %rax
 	mov %ax, idt + \vec * 16
 	movw $0x08, idt + \vec * 16 + 2
 	movw $0x8e00, idt + \vec * 16 + 4
