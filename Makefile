@@ -10,6 +10,7 @@
 #   make bench-calib  calibration from CPUID against the PIT, 50 boots each
 #   make bench      the guest-bench matrix (QUICK=1: a short run)
 #   make clean
+#   make SAN=1 B=build/san build/san/irqlab-vmm   irqlab-vmm with ASan and UBSan
 
 B	:= build
 include Kbuild
