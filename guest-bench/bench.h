@@ -83,9 +83,11 @@ int bench_ap_stopping(void);
  * tsc_sync.c: CPU0 and AP @cpu compare TSCs; the AP runs tsc_sync_ap()
  * while CPU0 runs tsc_sync_bsp(), after a tsc_sync_reset() before the AP
  * starts.  tsc_sync_bsp prints @tsc_sync and returns 0 (|skew| <=
- * TSC_SKEW_MAX), 1 (skewed) or -1 (the AP did not answer).
+ * TSC_SKEW_MAX + rtt / 2), 1 (skewed, or rtt > TSC_RTT_MAX) or -1 (the
+ * AP did not answer).
  */
-#define TSC_SKEW_MAX	2000	/* cycles */
+#define TSC_SKEW_MAX	2000		/* cycles */
+#define TSC_RTT_MAX	500000		/* cycles: ~0.2 ms at 2-3 GHz */
 void tsc_sync_reset(void);
 void tsc_sync_ap(void);
 int tsc_sync_bsp(unsigned cpu, int64_t *skew);

@@ -9,6 +9,12 @@
  * TSC_AP - TSC0), so skew ~ (min d01 - min d10) / 2, within half their
  * sum, the round trip printed as rtt_cyc.  Prints @tsc_sync cpus=0,K
  * skew_cyc=S ok=0|1 rtt_cyc=R (docs/RECORDS.md).
+ *
+ * The TSCs disagree for certain only where |S| exceeds what the latency
+ * can explain, R / 2.  So ok=1 unless |S| > TSC_SKEW_MAX + R / 2 (a skew
+ * shown beyond the bound), or R > TSC_RTT_MAX (a side descheduled: no
+ * estimate at all).  Where RDTSC traps (the kvm_pvm host) R is tens of
+ * thousands of cycles, and an |S| of a few thousand is noise within it.
  */
 #include <stdint.h>
 
@@ -65,7 +71,9 @@ int tsc_sync_bsp(unsigned cpu, int64_t *skew)
 			min10 = d;
 	}
 	*skew = (min01 - min10) / 2;
-	ok = *skew <= TSC_SKEW_MAX && *skew >= -TSC_SKEW_MAX;
+	d = (min01 + min10) / 2;	/* what latency can explain */
+	ok = min01 + min10 <= TSC_RTT_MAX && *skew <= TSC_SKEW_MAX + d &&
+	     *skew >= -(TSC_SKEW_MAX + d);
 	kprintf("@tsc_sync cpus=0,%u skew_cyc=%ld ok=%d rtt_cyc=%ld\n", cpu,
 		*skew, ok, min01 + min10);
 	return ok ? 0 : 1;
