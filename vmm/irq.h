@@ -52,6 +52,9 @@ struct vcpu_irq {
 	bool timer_ok;
 	int64_t tsc_offset;	/* guest TSC = host TSC + tsc_offset */
 	bool tsc_known;
+	uint64_t halt_poll_ns;	/* --halt-poll: the spin window now */
+	uint64_t halt_polls;	/* HLTs that spun first */
+	uint64_t halt_poll_hits;	/* ... and were woken while spinning */
 };
 
 struct vm;

@@ -7,6 +7,7 @@
  */
 #include <stdio.h>
 #include <time.h>
+#include <x86intrin.h>
 
 #include "irq_int.h"
 #include "util.h"
@@ -99,10 +100,56 @@ static bool halt_done(struct vcpu *v)
 	return false;
 }
 
+/*
+ * --halt-poll: before a HLT sleeps, spin for halt_done(), as KVM does for
+ * its own HLT (Documentation/virt/kvm/halt-polling.rst).  The mode stays
+ * OUTSIDE, so a poster only stores its request (irq_notify: no futex
+ * wake, no syscall) and the spin sees it.  The window adapts as KVM's
+ * does: it starts at 0; a sleep that a longer spin would have saved (woken
+ * within the --halt-poll bound) doubles it, from HALT_POLL_START_NS up to
+ * the bound; a longer sleep resets it to 0, so an idle vCPU does not spin.
+ * true: something came; the caller goes round and takes it.
+ */
+#define HALT_POLL_START_NS	10000ull	/* KVM's halt_poll_ns_grow_start */
+
+static bool irq_halt_poll(struct vcpu *v)
+{
+	uint64_t end;
+
+	if (!v->irq.halt_poll_ns)
+		return false;
+	v->irq.halt_polls++;
+	end = now_ns() + v->irq.halt_poll_ns;
+	do {
+		if (halt_done(v)) {
+			v->irq.halt_poll_hits++;
+			return true;
+		}
+		_mm_pause();
+	} while (now_ns() < end && !vm_stopping(v->vm));
+	return false;
+}
+
+/* After a HLT sleep that began at @t0: grow or reset the window. */
+static void halt_poll_adapt(struct vcpu *v, uint64_t t0)
+{
+	uint64_t max = v->vm->cfg->halt_poll_us * 1000ull, n;
+
+	if (!max)
+		return;
+	if (now_ns() - t0 > max) {
+		v->irq.halt_poll_ns = 0;
+		return;
+	}
+	n = v->irq.halt_poll_ns ? v->irq.halt_poll_ns * 2 : HALT_POLL_START_NS;
+	v->irq.halt_poll_ns = n < max ? n : max;
+}
+
 bool irq_halt(struct vcpu *v)
 {
 	struct kvm_run *run = v->run;
 	struct vcpu_irq *q = &v->irq;
+	uint64_t t0;
 
 	for (;;) {
 		irq_extint_seen(v);
@@ -116,6 +163,9 @@ bool irq_halt(struct vcpu *v)
 		q->halt_forever = !run->if_flag ||
 				  (!q->lapic.timer_deadline_ns &&
 				   !isa_timer_armed(v->vm));
+		if (run->if_flag && irq_halt_poll(v))
+			continue;
+		t0 = now_ns();
 		if (vm_sleep_begin(v, VCPU_HALTED)) {
 			vm_dead(v, run->if_flag ? "HLT with interrupts enabled "
 				"and no timer armed" : "HLT with interrupts "
@@ -125,6 +175,8 @@ bool irq_halt(struct vcpu *v)
 		irq_sleep(v, run->if_flag ? q->lapic.timer_deadline_ns : 0,
 			  halt_done);
 		vm_sleep_end(v);
+		if (run->if_flag)
+			halt_poll_adapt(v, t0);
 		if (vm_stopping(v->vm))
 			return false;
 	}

@@ -138,6 +138,17 @@ static void report(struct vm *vm, FILE *json)
 			" MSIs signalled, %" PRIu64 " failed\n",
 			vm->split.route_commits, vm->ioapic.stats.rte_writes,
 			vm->split.msis, vm->split.msi_errors);
+	if (vm->cfg->stats && vm->cfg->halt_poll_us) {
+		uint64_t polls = 0, hits = 0;
+
+		for (i = 0; i < vm->nr_vcpus; i++) {
+			polls += vm->vcpus[i].irq.halt_polls;
+			hits += vm->vcpus[i].irq.halt_poll_hits;
+		}
+		fprintf(stderr, " halt-poll %u us: %" PRIu64 " of %" PRIu64
+			" polled HLTs woken while spinning\n",
+			vm->cfg->halt_poll_us, hits, polls);
+	}
 	if (json) {
 		stats_print_json(json, &r);
 		if (fclose(json))

@@ -83,6 +83,7 @@ struct vmm_config {
 	enum irqchip_mode irqchip;
 	int x2apic;		/* CPUID x2APIC bit: -1 auto, 0 off, 1 on */
 	bool hlt_in_guest;	/* KVM_X86_DISABLE_EXITS_HLT */
+	unsigned halt_poll_us;	/* --halt-poll: spin before a HLT sleep */
 	unsigned apic_mhz;	/* APIC timer input clock, --apic-mhz */
 	unsigned trace;		/* TRACE_* */
 	enum ioapic_policy ioapic_policy;	/* --ioapic */

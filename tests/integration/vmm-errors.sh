@@ -36,6 +36,8 @@ expect 2 "--multiboot must be 1 or 2" -- $VMM --multiboot 3 $K
 expect 2 "--irqchip must be user, kernel or split" -- $VMM --irqchip=both $K
 expect 2 "--trace: unknown class 'pci'" -- $VMM --trace=pit,pci $K
 expect 2 "one KERNEL only" -- $VMM $K $K
+expect 2 "--halt-poll must be microseconds from 0 to 10000, not '10001'" -- $VMM --halt-poll 10001 $K
+expect 2 "--halt-poll is for --irqchip=user" -- $VMM --halt-poll 50 --irqchip=split $K
 expect 2 "stats-json /nonexistent/x.json" -- $VMM --stats-json /nonexistent/x.json $K
 expect 4 "kernel /nonexistent: No such file" -- $VMM /nonexistent
 expect 4 "not a regular file" -- $VMM /tmp
