@@ -20,9 +20,14 @@ static void describe(FILE *f, const struct bconfig *c)
 {
 	const char *kind = hv(c, "kind");
 
-	if (!strcmp(kind, "irqlab-vmm"))
-		fprintf(f, "irqlab-vmm --irqchip=%s --hlt=%s, apic=%s",
-			hv(c, "irqchip"), hv(c, "hlt"), hv(c, "apic"));
+	if (!strcmp(kind, "irqlab-vmm")) {
+		fprintf(f, "irqlab-vmm --irqchip=%s --hlt=%s", hv(c, "irqchip"),
+			hv(c, "hlt"));
+		if (rec_get(&c->hdr, "halt_poll") &&
+		    strcmp(rec_get(&c->hdr, "halt_poll"), "0"))
+			fprintf(f, " --halt-poll %s", hv(c, "halt_poll"));
+		fprintf(f, ", apic=%s", hv(c, "apic"));
+	}
 	else if (!strcmp(kind, "qemu-kvm"))
 		fprintf(f, "QEMU KVM kernel_irqchip=%s, -cpu host,+x2apic,"
 			"+tsc-deadline", hv(c, "irqchip"));
