@@ -33,6 +33,27 @@
 #ifndef ITERS
 #define ITERS	4000
 #endif
+/*
+ * The value in eax for register \reg (an offset or an MSR): an ICR write
+ * loses bit 10 (no INIT, no start-up); with IRQS a TPR write writes 0
+ * and an SVR write keeps the APIC enabled.
+ */
+	.macro tame reg, icr, tpr, svr
+	cmp $\icr, \reg
+	jne 1f
+	and $~0x400, %eax
+1:
+#ifdef IRQS
+	cmp $\tpr, \reg
+	jne 2f
+	xor %eax, %eax
+2:	cmp $\svr, \reg
+	jne 3f
+	or $0x100, %eax
+3:
+#endif
+	.endm
+
 #include "guest64-head.S"
 	idt_gate 2, nmi_handler
 	idt_gate 13, gp_handler
@@ -161,19 +182,7 @@ k_lapic_w:
 	and $0xffc, %edx
 	mov %r14, %rax
 	shr $32, %rax
-	cmp $0x300, %edx	/* ICR low: no INIT, no start-up */
-	jne 1f
-	and $~0x400, %eax
-1:
-#ifdef IRQS
-	cmp $0x80, %edx		/* TPR */
-	jne 2f
-	xor %eax, %eax
-2:	cmp $0xf0, %edx		/* SVR: enabled */
-	jne 3f
-	or $0x100, %eax
-3:
-#endif
+	tame %edx, 0x300, 0x80, 0xf0
 	mov %eax, (%rsi,%rdx)
 	jmp done
 
@@ -232,19 +241,7 @@ k_wrmsr:
 	mov %r14, %rdx
 	shr $24, %rdx
 	and $0xff, %edx
-	cmp $0x830, %ecx	/* x2APIC ICR: no INIT, no start-up */
-	jne 1f
-	and $~0x400, %eax
-1:
-#ifdef IRQS
-	cmp $0x808, %ecx	/* TPR */
-	jne 4f
-	xor %eax, %eax
-4:	cmp $0x80f, %ecx	/* SVR: enabled */
-	jne 5f
-	or $0x100, %eax
-5:
-#endif
+	tame %ecx, 0x830, 0x808, 0x80f
 	cmp $0x1b, %ecx		/* mostly a sane base: EN, with or without x2APIC */
 	jne 2f
 	test $0x3000000, %r14d
