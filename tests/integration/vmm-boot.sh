@@ -5,6 +5,7 @@ VMM=build/irqlab-vmm
 K=build/kernel/irqlab.elf
 T=build/tests/vmm-boot
 mkdir -p $T
+. tests/integration/guest-lib.bash
 # Without a usable /dev/kvm, boot through tests/nested/run-in-kvm.sh: a
 # Linux guest under QEMU TCG with emulated SVM gives irqlab-vmm a real one.
 if [ -c /dev/kvm ] && [ -r /dev/kvm ] && [ -w /dev/kvm ]; then
@@ -190,9 +191,7 @@ PY
 # as KVM_EXIT_IOAPIC_EOI.
 for trig in edge level; do
 	def=(); [ $trig = level ] && def=(-DLEVEL)
-	gcc "${def[@]}" -c tests/integration/pit-irq.S -o $T/pit-$trig.o &&
-		ld -m elf_x86_64 -Ttext 0x100000 -N -e start --no-warn-rwx-segments \
-			-o $T/pit-$trig.elf $T/pit-$trig.o ||
+	build_guest $T pit-$trig tests/integration/pit-irq.S "${def[@]}" ||
 		{ fail "pit-irq.S ($trig) does not build"; continue; }
 	boot pit-user-$trig 33 --irqchip=user --trace=ioapic $T/pit-$trig.elf
 	# --trace=ioapic: the decoded entry and what the write classification
@@ -220,9 +219,7 @@ done
 # The Windows pattern in split mode (tests/integration/ioapic-rotate.S):
 # 200 destination rotations of an edge entry commit no GSI route; with
 # --ioapic=naive every one commits.
-if gcc -DROTATIONS=200 -c tests/integration/ioapic-rotate.S -o $T/rotate.o &&
-	ld -m elf_x86_64 -Ttext 0x100000 -N -e start --no-warn-rwx-segments \
-		-o $T/rotate.elf $T/rotate.o; then
+if build_guest $T rotate tests/integration/ioapic-rotate.S -DROTATIONS=200; then
 	for p in optimized naive; do
 		boot rotate-split-$p 33 --irqchip=split --ioapic=$p --cpus 4 $T/rotate.elf || continue
 		want=0; [ $p = naive ] && want=200
@@ -337,9 +334,7 @@ grep -qE '^t=[0-9.]+ vcpu=[-0-9]+ pic: INTA: vector 0x35 ' $T/pic-user-xapic.err
 # The PIT through the PIC and LINT0 into a halted vCPU, 50 times
 # (tests/integration/pit-pic.S): each one wakes it from HLT (user: the
 # futex; split: a kick out of KVM's HLT, then KVM_INTERRUPT; kernel: KVM)
-if gcc -c tests/integration/pit-pic.S -o $T/pit-pic.o &&
-	ld -m elf_x86_64 -Ttext 0x100000 -N -e start --no-warn-rwx-segments \
-		-o $T/pit-pic.elf $T/pit-pic.o; then
+if build_guest $T pit-pic tests/integration/pit-pic.S; then
 	for m in user split kernel; do
 		boot pit-pic-$m 33 --irqchip=$m $T/pit-pic.elf
 	done
@@ -352,9 +347,7 @@ fi
 # and kernel mode that HLT is KVM's, and waits forever, as any cli; hlt).
 for v in spin halt; do
 	def=(); [ $v = halt ] && def=(-DHALT)
-	gcc "${def[@]}" -c tests/integration/pic-hostile.S -o $T/pic-hostile-$v.o &&
-		ld -m elf_x86_64 -Ttext 0x100000 -N -e start --no-warn-rwx-segments \
-			-o $T/pic-hostile-$v.elf $T/pic-hostile-$v.o ||
+	build_guest $T pic-hostile-$v tests/integration/pic-hostile.S "${def[@]}" ||
 		{ fail "pic-hostile.S ($v) does not build"; continue; }
 done
 for m in user split kernel; do

@@ -17,6 +17,7 @@
 set -u
 T=build/tests/vmm-fuzz
 mkdir -p $T
+. tests/integration/guest-lib.bash
 if ! [ -c /dev/kvm ] || ! [ -r /dev/kvm ] || ! [ -w /dev/kvm ]; then
 	echo "SKIP: no usable /dev/kvm here (the fuzz needs many quick boots;"
 	echo "      tests/nested/run-in-kvm.sh is too slow for it)"
@@ -40,18 +41,11 @@ else
 	tail -3 $T/san-build.log
 fi
 
-build() {	# build NAME SOURCE DEFINES...
-	local name=$1 src=$2; shift 2
-	gcc "$@" -Itests/integration -c $src -o $T/$name.o &&
-		ld -m elf_x86_64 -Ttext 0x100000 -N -e start --no-warn-rwx-segments \
-			-o $T/$name.elf $T/$name.o
-}
-
 declare -A seen
 for seed in $(seq 1 $SEEDS); do
 	# odd seeds run with IF=1 and a full IDT (-DIRQS), even ones with IF=0
 	irqs=(); [ $((seed % 2)) -eq 1 ] && irqs=(-DIRQS)
-	build fuzz-$seed tests/integration/fuzz-guest.S -DSEED=$((seed * 2654435761)) -DITERS=$ITERS "${irqs[@]}" ||
+	build_guest $T fuzz-$seed tests/integration/fuzz-guest.S -DSEED=$((seed * 2654435761)) -DITERS=$ITERS "${irqs[@]}" ||
 		{ fail "fuzz-guest.S (seed $seed) does not build"; continue; }
 	for m in user split kernel; do
 		n=fuzz-$m-$seed
@@ -76,7 +70,7 @@ done
 
 for v in cli sti; do
 	def=(); [ $v = sti ] && def=(-DSTI)
-	build storm-$v tests/integration/timer-storm.S "${def[@]}" ||
+	build_guest $T storm-$v tests/integration/timer-storm.S "${def[@]}" ||
 		{ fail "timer-storm.S ($v) does not build"; continue; }
 	timeout 30 $VMM --stats-json $T/storm-$v.json $T/storm-$v.elf >$T/storm-$v.out 2>$T/storm-$v.err
 	rc=$?
