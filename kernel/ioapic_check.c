@@ -246,7 +246,7 @@ static void check_dest(uint32_t lo)
 {
 	uint32_t before[NR_CPUS], c, n;
 	unsigned i, t, wrong;
-	int level = !!(lo & IOAPIC_RTE_LEVEL), right;
+	int level = !!(lo & IOAPIC_RTE_LEVEL), arrived, only;
 
 	hmode = H_DEASSERT;
 	program(lo, cpus[0].apic_id);
@@ -260,7 +260,7 @@ static void check_dest(uint32_t lo)
 		ioapic_rte_write_lo_hi(pin, lo, cpus[t].apic_id <<
 				       IOAPIC_RTE_DEST_SHIFT);
 		line(1);
-		right = !wait_total(c + 1);
+		arrived = !wait_total(c + 1);
 		if (!level)
 			line(0);
 		quiet();
@@ -268,14 +268,14 @@ static void check_dest(uint32_t lo)
 			if (i != t)
 				wrong += got[i] - before[i];
 		n = got[t] - before[t];
+		only = arrived && !wrong && n >= 1;
 		if (!level) {
-			step("dest: edge move", right && !wrong && n == 1);
+			step("dest: edge move", only && n == 1);
 		} else {
-			right = right && !wrong && n >= 1;
-			step("dest: level move reaches that cpu only", right);
+			step("dest: level move reaches that cpu only", only);
 			step_isr("dest: level move delivers once", n == 1);
 		}
-		if (!right || n != 1)
+		if (!only || n != 1)
 			kprintf("ioapic_check: the move was to cpu %u (APIC "
 				"ID %u): %u there, %u elsewhere\n", t,
 				cpus[t].apic_id, n, wrong);
