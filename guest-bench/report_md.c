@@ -18,14 +18,13 @@ static const char *hv(const struct bconfig *c, const char *key)
 
 static void describe(FILE *f, const struct bconfig *c)
 {
-	const char *kind = hv(c, "kind");
+	const char *kind = hv(c, "kind"), *poll = rec_get(&c->hdr, "halt_poll");
 
 	if (!strcmp(kind, "irqlab-vmm")) {
 		fprintf(f, "irqlab-vmm --irqchip=%s --hlt=%s", hv(c, "irqchip"),
 			hv(c, "hlt"));
-		if (rec_get(&c->hdr, "halt_poll") &&
-		    strcmp(rec_get(&c->hdr, "halt_poll"), "0"))
-			fprintf(f, " --halt-poll %s", hv(c, "halt_poll"));
+		if (poll && strcmp(poll, "0"))
+			fprintf(f, " --halt-poll %s", poll);
 		fprintf(f, ", apic=%s", hv(c, "apic"));
 	}
 	else if (!strcmp(kind, "qemu-kvm"))

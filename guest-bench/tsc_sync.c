@@ -56,7 +56,7 @@ void tsc_sync_ap(void)
 
 int tsc_sync_bsp(unsigned cpu, int64_t *skew)
 {
-	int64_t d, min10 = INT64_MAX;
+	int64_t d, rtt, min10 = INT64_MAX;
 	uint32_t r;
 	int ok;
 
@@ -71,10 +71,10 @@ int tsc_sync_bsp(unsigned cpu, int64_t *skew)
 			min10 = d;
 	}
 	*skew = (min01 - min10) / 2;
-	d = (min01 + min10) / 2;	/* what latency can explain */
-	ok = min01 + min10 <= TSC_RTT_MAX && *skew <= TSC_SKEW_MAX + d &&
-	     *skew >= -(TSC_SKEW_MAX + d);
+	rtt = min01 + min10;	/* half of it is what latency can explain */
+	ok = rtt <= TSC_RTT_MAX && *skew <= TSC_SKEW_MAX + rtt / 2 &&
+	     *skew >= -(TSC_SKEW_MAX + rtt / 2);
 	kprintf("@tsc_sync cpus=0,%u skew_cyc=%ld ok=%d rtt_cyc=%ld\n", cpu,
-		*skew, ok, min01 + min10);
+		*skew, ok, rtt);
 	return ok ? 0 : 1;
 }
