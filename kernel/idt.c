@@ -2,6 +2,7 @@
 /* The interrupt descriptor table (SDM vol. 3 sec. 6.10 and 6.14.1). */
 #include <stdint.h>
 
+#include "extable.h"
 #include "gdt.h"
 #include "idt.h"
 
@@ -80,10 +81,28 @@ void idt_set_handler(unsigned vec, void (*fn)(struct trap_frame *tf))
 /* Called by trap_common (vectors.S) with interrupts off. */
 void trap_dispatch(struct trap_frame *tf);
 
+extern const struct extable_entry __ex_table_start[], __ex_table_end[];
+
+int extable_fixup(struct trap_frame *tf)
+{
+	const struct extable_entry *e;
+
+	for (e = __ex_table_start; e < __ex_table_end; e++)
+		if (e->insn == tf->rip) {
+			tf->rip = e->resume;
+			this_cpu()->fault_vector = (int)tf->vector;
+			return 1;
+		}
+	return 0;
+}
+
 void trap_dispatch(struct trap_frame *tf)
 {
 	void (*fn)(struct trap_frame *tf) = handlers[tf->vector & 0xff];
 
+	/* a fault an extable.h access expects: resume after it */
+	if (tf->vector < NR_EXCEPTIONS && extable_fixup(tf))
+		return;
 	if (fn)
 		fn(tf);
 	else

@@ -17,6 +17,7 @@
 #include "ioapic.h"
 #include "ioapic_check.h"
 #include "ipi_check.h"
+#include "lapic_check.h"
 #include "pic_check.h"
 #include "timer_check.h"
 #include "mbinfo.h"
@@ -210,6 +211,8 @@ void kmain(uint32_t magic, uint32_t info)
 		ioapic_check();
 	if (check_wanted("pic"))
 		pic_check();
+	if (check_wanted("lapic"))
+		lapic_check();
 	bench_run();	/* bench=...: guest-bench/, phase IRQLAB_PHASE_BENCH */
 
 	kprintf("@ready tsc=%lu\n", rdtsc());

@@ -35,6 +35,7 @@ struct cpu {
 	int online;		/* set once by the CPU itself */
 	void (*work)(void);	/* the idle loop runs it, then clears it */
 	uint32_t icr_hi;	/* lapic.c: ICR_HI last written (xAPIC) */
+	int fault_vector;	/* extable.h: the last fixed-up exception */
 };
 
 extern struct cpu cpus[NR_CPUS];
