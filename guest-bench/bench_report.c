@@ -170,7 +170,13 @@ static int write_json(const char *path, const struct bconfig *c, unsigned n,
 	jstr(f, h->version);
 	fputs(", \"machine\": ", f);
 	jstr(f, h->machine);
-	fputs("},\n \"method\": \"percentiles are nearest-rank (the "
+	/* the -cpu model QEMU/KVM was probed to start with here */
+	fputs("},\n \"qemu_kvm_cpu\": ", f);
+	if (report_qemu_kvm_cpu(c, n))
+		jstr(f, report_qemu_kvm_cpu(c, n));
+	else
+		fputs("null", f);
+	fputs(",\n \"method\": \"percentiles are nearest-rank (the "
 	      "ceil(p/100*n)-th smallest sample), computed by the kernel "
 	      "(or native-futex); with several passes of a config each "
 	      "field is the median over the passes (p50_ns_min/max: the "

@@ -57,6 +57,9 @@ int report_read(const char *path, struct bconfig *c);
 const struct bcase *report_case(const struct bconfig *c, const char *name);
 /* The reference config for ratios: QEMU with KVM, kernel_irqchip=on. */
 const struct bconfig *report_ref(const struct bconfig *c, unsigned n);
+/* The -cpu model the runner's probe chose for QEMU/KVM (the qemu-kvm
+ * configs' cpu_probed), or NULL if none was (or none starts). */
+const char *report_qemu_kvm_cpu(const struct bconfig *c, unsigned n);
 
 /*
  * report_merge.c: the runner's passes of one config (files with the

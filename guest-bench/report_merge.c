@@ -117,7 +117,7 @@ static void merge_group(const struct bconfig *in, unsigned n, unsigned first,
 			struct bconfig *m)
 {
 	const struct bconfig *ok[REPORT_MAX_ERRORS * 4], *last = NULL;
-	unsigned i, j, nok = 0, pass = 0;
+	unsigned i, j, nok = 0, nskip = 0, pass = 0;
 	char why[64] = "";
 
 	memset(m, 0, sizeof(*m));
@@ -130,6 +130,7 @@ static void merge_group(const struct bconfig *in, unsigned n, unsigned first,
 		for (j = 0; j < in[i].nerrors; j++)
 			merge_error(m, pass, in[i].errors[j]);
 		m->more_errors += in[i].more_errors;
+		nskip += !strcmp(in[i].status, "skipped");
 		if (in[i].passes_ok && nok < sizeof(ok) / sizeof(ok[0]))
 			ok[nok++] = &in[i];
 		else if (!why[0])
@@ -150,7 +151,9 @@ static void merge_group(const struct bconfig *in, unsigned n, unsigned first,
 	m->rc = meta->rc;
 	m->passes = pass;
 	m->passes_ok = nok;
-	snprintf(m->status, sizeof(m->status), "%s", nok ? "ok" : "failed");
+	/* skipped: no pass could run here (guest-bench/run's unavailable) */
+	snprintf(m->status, sizeof(m->status), "%s", nok ? "ok" :
+		 nskip == pass ? "skipped" : "failed");
 	if (!nok)
 		snprintf(m->reason, sizeof(m->reason), "%s", meta->reason);
 	else if (nok < pass)

@@ -66,11 +66,13 @@ static void take_record(struct bconfig *c, struct record *r, unsigned line,
 	} else if (!strcmp(r->name, "config_end")) {
 		const char *s = rec_get(r, "status");
 
+		/* ok, skipped (cannot run here), anything else failed */
 		snprintf(c->status, sizeof(c->status), "%s",
-			 s && !strcmp(s, "ok") ? "ok" : "failed");
+			 s && (!strcmp(s, "ok") || !strcmp(s, "skipped")) ?
+			 s : "failed");
 		s = rec_get(r, "reason");
 		snprintf(c->reason, sizeof(c->reason), "%s", s ? s : "");
-		if (!strcmp(c->status, "failed") && !s)
+		if (strcmp(c->status, "ok") && !s)
 			snprintf(c->reason, sizeof(c->reason), "unknown");
 		c->rc = rec_get_double(r, "rc", &d) ? 0 : (long long)d;
 		c->wall_ms = rec_get_u64(r, "wall_ms", &u) ? 0 : (long long)u;
@@ -188,5 +190,20 @@ const struct bconfig *report_ref(const struct bconfig *c, unsigned n)
 		if (!strcmp(c[i].name, "qemu-kvm-on") &&
 		    !strcmp(c[i].status, "ok"))
 			return &c[i];
+	return NULL;
+}
+
+const char *report_qemu_kvm_cpu(const struct bconfig *c, unsigned n)
+{
+	const char *kind, *cpu;
+	unsigned i;
+
+	for (i = 0; i < n; i++) {
+		kind = rec_get(&c[i].hdr, "kind");
+		cpu = rec_get(&c[i].hdr, "cpu_probed");
+		if (kind && !strcmp(kind, "qemu-kvm") && cpu &&
+		    strcmp(cpu, "none"))
+			return cpu;
+	}
 	return NULL;
 }

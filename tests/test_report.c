@@ -209,3 +209,45 @@ Test(report, passes_merge_into_medians)
 	cr_expect_str_eq(out[1].reason, "timeout");
 	cr_expect_eq(out[1].passes_ok, 0);
 }
+
+/*
+ * A config that cannot run here (guest-bench/run's unavailable: no
+ * /dev/kvm, no QEMU, no -cpu model QEMU/KVM starts with) is skipped, not
+ * failed, when every pass was; the probed model comes from the header.
+ */
+Test(report, skipped_config_and_the_probed_cpu)
+{
+	static struct bconfig in[4], out[4];
+	const char *pass[] = {
+		"@config name=qemu-kvm-on kind=qemu-kvm cpu=none "
+		"cpu_probed=none iters=5\n"
+		"@config_end status=skipped rc=-1 wall_ms=0 reason=no-cpu-model\n",
+		"@config name=qemu-kvm-split kind=qemu-kvm "
+		"cpu=max,+x2apic cpu_probed=max iters=5\n"
+		"@config_end status=skipped rc=-1 wall_ms=0 reason=no-kvm\n",
+		"@config name=qemu-kvm-split kind=qemu-kvm "
+		"cpu=max,+x2apic cpu_probed=max iters=5\n"
+		"@config_end status=failed rc=124 wall_ms=4 reason=timeout\n",
+		"@config name=qemu-kvm-on kind=qemu-kvm cpu=none "
+		"cpu_probed=none iters=5\n"
+		"@config_end status=skipped rc=-1 wall_ms=0 reason=no-cpu-model\n",
+	};
+	unsigned i, n;
+
+	for (i = 0; i < 4; i++) {
+		const char *p = file_of(pass[i]);
+
+		cr_assert_eq(report_read(p, &in[i]), 0);
+		unlink(p);
+	}
+	cr_expect_str_eq(in[0].status, "skipped");
+	cr_expect_eq(in[0].passes_ok, 0);
+	cr_expect_null(report_qemu_kvm_cpu(in, 1));
+	n = report_merge(in, 4, out);
+	cr_assert_eq(n, 2);
+	cr_expect_str_eq(out[0].status, "skipped");
+	cr_expect_str_eq(out[0].reason, "no-cpu-model");
+	cr_expect_str_eq(out[1].status, "failed");
+	cr_expect_null(report_ref(out, n));
+	cr_expect_str_eq(report_qemu_kvm_cpu(out, n), "max");
+}
