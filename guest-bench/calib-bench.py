@@ -16,8 +16,12 @@ noise falls on all of them alike:
 and, unless --no-qemu, QEMU_BOOTS times in two QEMU configs on the same
 KVM, counting QEMU's userspace exits with perf's kvm:kvm_userspace_exit:
 
-    qemu-pit  qemu-system-x86_64 -accel kvm -cpu host
-    qemu-hv   the same with -cpu host,+invtsc,vmware-cpuid-freq=on
+    qemu-pit  qemu-system-x86_64 -accel kvm -cpu MODEL
+    qemu-hv   the same with -cpu MODEL,+invtsc,vmware-cpuid-freq=on
+
+MODEL is what scripts/qemu-kvm-cpu found QEMU/KVM starts with here
+(`host` where it can; QEMU 7.2's `-cpu host` aborts on some KVM hosts);
+when none starts, the QEMU rows are skipped, loudly, with the reason.
 
 For each boot it takes: the boot-to-ready time (from fork to the kernel's
 @ready line on the VMM's stdout, read through a pipe with
@@ -62,10 +66,25 @@ IRQLAB = {
     'cpuid-kernel': ['--irqchip=kernel', '--cpuid-freq=on'],
     'pit-kernel': ['--irqchip=kernel', '--cpuid-freq=off'],
 }
-QEMU_CPU = {
-    'qemu-pit': 'host',
-    'qemu-hv': 'host,+invtsc,vmware-cpuid-freq=on',
+# -cpu flags on the probed model (scripts/qemu-kvm-cpu --with)
+QEMU_FLAGS = {
+    'qemu-pit': '',
+    'qemu-hv': '+invtsc,vmware-cpuid-freq=on',
 }
+QEMU_CPU = {}
+PROBE = os.path.join(ROOT, 'scripts/qemu-kvm-cpu')
+
+
+def probe_cpu():
+    """QEMU_CPU from the probed model: (model, None) or (None, why)."""
+    for cfg, flags in QEMU_FLAGS.items():
+        p = subprocess.run([PROBE, '--with', flags], capture_output=True,
+                           text=True, cwd=ROOT)
+        if p.returncode:
+            return None, (p.stderr.strip().splitlines() or ['status %d' %
+                                                              p.returncode])[-1]
+        QEMU_CPU[cfg] = p.stdout.strip()
+    return QEMU_CPU['qemu-pit'], None
 
 
 def record(text, name):
@@ -240,6 +259,15 @@ def main():
         print('calib-bench: no qemu-system-x86_64 or perf: QEMU rows '
               'skipped', file=sys.stderr)
         qemu = False
+    kvm_cpu = None
+    if qemu:
+        kvm_cpu, why = probe_cpu()
+        if not kvm_cpu:
+            print('calib-bench: SKIP: QEMU rows: %s' % why, file=sys.stderr)
+            qemu = False
+        else:
+            print('calib-bench: QEMU/KVM -cpu %s (scripts/qemu-kvm-cpu)' %
+                  kvm_cpu, file=sys.stderr)
     os.makedirs(OUT, exist_ok=True)
     runs = {c: [] for c in list(IRQLAB) + (list(QEMU_CPU) if qemu else [])}
     last = {}
@@ -271,12 +299,17 @@ def main():
             'kernel': platform.release(), 'date':
             time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())}
     json.dump({'git': rev.strip(), 'host': host, 'tsc_khz_true': tsc_true,
-               'apic_khz_true': APIC_KHZ, 'summary': res, 'runs': runs},
+               'apic_khz_true': APIC_KHZ, 'qemu_kvm_cpu': kvm_cpu,
+               'qemu_cpu': QEMU_CPU if qemu else None,
+               'summary': res, 'runs': runs},
               open(os.path.join(OUT, 'calib.json'), 'w'), indent=1)
     print('host: %s, %d CPUs, Linux %s; %s; %d irqlab boots per config, '
           '%d QEMU; p50 (p10-p90)' % (model, os.cpu_count(),
                                       platform.release(), rev.strip(), a.n,
                                       a.q if qemu else 0))
+    if qemu:
+        print('QEMU/KVM: %s' % ', '.join('%s -cpu %s' % kv
+                                         for kv in QEMU_CPU.items()))
     print(table(res))
     for cfg, rs in runs.items():
         for r in rs:
