@@ -13,9 +13,16 @@
 # TCG with an emulated SVM CPU), in ONE boot of it, interleaved:
 #
 #   irqlab-vmm --stats-json F build/bench/kernel/irqlab.elf
-#   qemu-system-x86_64 -accel kvm -m 64 -kernel build/bench/kernel/irqlab32.elf \
+#   qemu-system-x86_64 -cpu MODEL -accel kvm -m 64 -kernel build/bench/kernel/irqlab32.elf \
 #       -device isa-debug-exit,iobase=0xf4,iosize=4 -serial stdio \
 #       -display none -nodefaults -no-reboot
+#
+# MODEL: QEMU 7.2's -cpu host does not start on every KVM, so the guest
+# first tries scripts/qemu-kvm-cpu's list in its order (host, ...) on its
+# own KVM and takes the first that boots the kernel to @ready and exits
+# through isa-debug-exit within 60 s: that tool's rule, in sh (the guest
+# has no python3).  boot.json's qemu_kvm_cpu says which, and what each
+# try did; when none starts, the benchmark is a SKIP (status 77).
 #
 # Both get 64 MiB, and both print the kernel's UART lines on stdout, which
 # goes to a file in the guest's tmpfs.  Each runs once to warm up; then
@@ -82,6 +89,7 @@ else
 	VMM_ENV=(NESTED_VMM=$VMM_STATIC)
 fi
 
+CPU_CANDIDATES=$(scripts/qemu-kvm-cpu --candidates | tr '\n' ' ')
 QEMU_ARGS="-accel kvm -m 64 -kernel $KSRC/irqlab32.elf -device isa-debug-exit,iobase=0xf4,iosize=4 -serial stdio -display none -nodefaults -no-reboot"
 
 # ---- the guest's part ----------------------------------------------------
@@ -90,6 +98,7 @@ cat >$W/guest.sh <<EOF
 # Written by guest-bench/boot-bench.sh; runs as /cmd in the nested guest.
 RUNS=$RUNS
 QEMU_ARGS="$QEMU_ARGS"
+CPU_CANDIDATES="$CPU_CANDIDATES"
 VMM_KERNEL=$KSRC/irqlab.elf
 TI=./$W/timeit
 EOF
@@ -104,6 +113,25 @@ echo "@guest uname=$(uname -r) cpus=$(grep -c ^processor /proc/cpuinfo) npt=$(ca
 echo "@guest_cpu $(grep -m1 '^model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //')"
 echo "@qemu_version $(qemu-system-x86_64 --version | head -1)"
 
+# The -cpu model QEMU/KVM starts with on this KVM (scripts/qemu-kvm-cpu's
+# rule): @ready, and status 1 (the kernel's 0 through isa-debug-exit).
+QEMU_CPU=
+for m in $CPU_CANDIDATES; do
+	timeout -s KILL 60 qemu-system-x86_64 -cpu $m $QEMU_ARGS </dev/null >/tmp/probe.out 2>/tmp/probe.err
+	rc=$?
+	ready=$(grep -c '^@ready' /tmp/probe.out)
+	echo "@qemu_cpu_try $m status=$rc ready=$ready $(grep -m1 . /tmp/probe.err)"
+	if [ $rc = 1 ] && [ "$ready" != 0 ]; then
+		QEMU_CPU=$m
+		break
+	fi
+done
+if [ -z "$QEMU_CPU" ]; then
+	echo "@skip QEMU/KVM starts with no CPU model in the guest (tried: $CPU_CANDIDATES)"
+	exit 77
+fi
+echo "@qemu_cpu $QEMU_CPU"
+
 # run KIND MODE INDEX [timeit options]: one run of irqlab-vmm or QEMU
 run() {
 	kind=$1 mode=$2 i=$3
@@ -112,7 +140,7 @@ run() {
 	vmm) set -- "$@" -o /tmp/vmm.out -e /tmp/vmm.err -- \
 		irqlab-vmm --stats-json /tmp/vmm.json $VMM_KERNEL ;;
 	qemu) set -- "$@" -o /tmp/qemu.out -e /tmp/qemu.err -- \
-		qemu-system-x86_64 $QEMU_ARGS ;;
+		qemu-system-x86_64 -cpu $QEMU_CPU $QEMU_ARGS ;;
 	esac
 	# A run that has not ended after 60 s is stuck (they take ~0.1 and
 	# ~2 s): timeit prints where its threads are, kills it, and it is run
@@ -168,6 +196,11 @@ env "${VMM_ENV[@]}" NESTED_WITH_QEMU=1 tests/nested/run-in-kvm.sh -t 900 -c "sh 
 	>$OUT/boot-guest.out 2>$W/rig.err
 grc=$?
 t1=$(date +%s)
+if grep -q '^@skip ' $OUT/boot-guest.out; then
+	echo "SKIP: boot-bench: $(sed -n 's/^@skip //p' $OUT/boot-guest.out | head -1)"
+	grep '^@qemu_cpu_try ' $OUT/boot-guest.out | sed 's/^@qemu_cpu_try /  tried -cpu /'
+	exit 77
+fi
 if [ $grc = 77 ] || [ $grc = 125 ]; then
 	cat $W/rig.err >&2
 	exit $grc
@@ -222,6 +255,10 @@ for line in open(guest_out, errors="replace"):
         guest["cpu"] = line[len("@guest_cpu "):]
     elif line.startswith("@qemu_version "):
         guest["qemu"] = line[len("@qemu_version "):]
+    elif line.startswith("@qemu_cpu "):
+        guest["qemu_cpu"] = line[len("@qemu_cpu "):]
+    elif line.startswith("@qemu_cpu_try "):
+        guest.setdefault("qemu_cpu_tries", []).append(line[len("@qemu_cpu_try "):])
     elif line.startswith("@out "):
         k, _, rest = line[5:].partition(" ")
         outputs[k].append(rest)
@@ -341,8 +378,10 @@ res["git"] = {"rev": E["git_rev"], "describe": E["git_describe"], "asked": E["RE
 res["binaries_sha256_16"] = {"irqlab-vmm (static)": E["sha_vmm"],
                              "irqlab.elf": E["sha_elf"], "irqlab32.elf": E["sha_elf32"]}
 res["commands"] = {"vmm": "irqlab-vmm --stats-json F " + E["KSRC"] + "/irqlab.elf",
-                   "qemu": "qemu-system-x86_64 " + os.environ.get("QEMU_ARGS", ""),
+                   "qemu": "qemu-system-x86_64 -cpu %s %s" % (guest.get("qemu_cpu", "?"), os.environ.get("QEMU_ARGS", "")),
                    "timing": "timeit: CLOCK_MONOTONIC around fork+exec+wait4, stdout to a tmpfs file; p90 = nearest rank"}
+res["qemu_kvm_cpu"] = {"model": guest.get("qemu_cpu"), "tries": guest.get("qemu_cpu_tries", []),
+                       "where": "the nested guest's KVM (probed there, scripts/qemu-kvm-cpu's list and rule)"}
 res["summary"] = summary
 res["raw"] = {"%s_%s" % k: v for k, v in sorted(runs.items())}
 res["raw"]["timed_out"] = timeouts
@@ -377,7 +416,8 @@ P("  its report: rss_peak / guest resident / vmm_own:  %s / %s / %s KiB (medians
     "%d" % v["plain"][k]["median"] if v["plain"][k] else "-" for k in ("rss_peak_kb", "guest_resident_kb", "vmm_own_kb")))
 P("  tracepoint by reason (median):  %s" % ", ".join("%s %d" % (r, s["median"]) for r, s in v["traced"]["trace_by_reason"].items()))
 P("")
-P("qemu-system-x86_64 -accel kvm %s/irqlab32.elf (-m 64, multiboot1 via SeaBIOS)" % E["KSRC"])
+P("qemu-system-x86_64 -accel kvm -cpu %s %s/irqlab32.elf (-m 64, multiboot1 via SeaBIOS)" % (guest.get("qemu_cpu", "?"), E["KSRC"]))
+P("  -cpu, probed in the guest:      %s" % "; ".join(guest.get("qemu_cpu_tries", [])))
 P("  wall, timeit (fork..wait4):     %s" % f(q["plain"]["wall_ms"]))
 P("  wall, tracepoint on:            %s" % f(q["traced"]["wall_ms"]))
 P("  exits, tracepoint:              %s" % f(q["traced"]["trace_exits"], "", "%d"))
