@@ -10,6 +10,10 @@ if ! command -v "$QEMU" >/dev/null 2>&1; then
 	echo "SKIP: $QEMU is not installed"
 	exit 77
 fi
+if ! "$QEMU" -accel help 2>/dev/null | grep -qx tcg; then
+	echo "SKIP: $QEMU has no TCG accelerator ($QEMU -accel help)"
+	exit 77
+fi
 if ! command -v timeout >/dev/null 2>&1; then
 	echo "SKIP: timeout(1) is not installed"
 	exit 77
@@ -23,6 +27,12 @@ mkdir -p "$OUT" || { echo "FAIL: cannot create $OUT"; exit 1; }
 failed=0
 name=
 status=
+
+# has_device NAME: this QEMU has -device NAME (pc-testdev is a test
+# device a distribution may leave out)
+has_device() {
+	"$QEMU" -device help 2>/dev/null | grep -q "^name \"$1\""
+}
 
 # boot NAME QEMU-ARGS...: serial output in $OUT/NAME.log (CRs dropped),
 # QEMU's own messages in $OUT/NAME.err, exit status in $status.

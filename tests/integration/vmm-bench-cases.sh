@@ -19,6 +19,7 @@ if ! [ -c /dev/kvm ] || ! [ -r /dev/kvm ] || ! [ -w /dev/kvm ]; then
 	echo "SKIP: no usable /dev/kvm (the nested rig is vmm-boot.sh's)"
 	exit 77
 fi
+command -v python3 >/dev/null 2>&1 || { echo "SKIP: python3 is not installed"; exit 77; }
 fails=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 

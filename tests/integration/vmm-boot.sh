@@ -6,6 +6,7 @@ K=build/kernel/irqlab.elf
 T=build/tests/vmm-boot
 mkdir -p $T
 . tests/integration/guest-lib.bash
+command -v python3 >/dev/null 2>&1 || { echo "SKIP: python3 is not installed"; exit 77; }
 # Without a usable /dev/kvm, boot through tests/nested/run-in-kvm.sh: a
 # Linux guest under QEMU TCG with emulated SVM gives irqlab-vmm a real one.
 if [ -c /dev/kvm ] && [ -r /dev/kvm ] && [ -w /dev/kvm ]; then

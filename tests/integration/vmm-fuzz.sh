@@ -23,6 +23,7 @@ if ! [ -c /dev/kvm ] || ! [ -r /dev/kvm ] || ! [ -w /dev/kvm ]; then
 	echo "      tests/nested/run-in-kvm.sh is too slow for it)"
 	exit 77
 fi
+command -v python3 >/dev/null 2>&1 || { echo "SKIP: python3 is not installed"; exit 77; }
 SEEDS=${SEEDS:-12}
 ITERS=${ITERS:-3000}
 fails=0

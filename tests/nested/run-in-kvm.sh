@@ -27,7 +27,11 @@
 #
 # Environment:
 #   NESTED_CPU           QEMU -cpu (default qemu64,+svm,+npt)
-#   NESTED_ACCEL         QEMU -accel (default tcg,thread=single: see below)
+#   NESTED_ACCEL         QEMU -accel (default tcg,thread=single: see below);
+#                        kvm needs a host KVM with nested SVM: -cpu stays
+#                        NESTED_CPU, not scripts/qemu-kvm-cpu's model (on
+#                        a kvm_pvm AMD host QEMU starts with it but drops
+#                        svm and npt, so kvm_amd cannot load)
 #   NESTED_SMP           guest CPUs (default 2)
 #   NESTED_MEM           guest RAM in MiB (default 512)
 #   NESTED_BOOT_TIMEOUT  seconds allowed for boot + power-off (default 120);
