@@ -77,6 +77,17 @@ import re, sys
 kv = dict(re.findall(r'(\w+)=(\S+)', re.search(r'^@calib (.*)$', open(sys.argv[1]).read(), re.M).group(1)))
 assert int(kv['polls']) > 0 and int(kv['pio_exits']) == int(kv['pio']) > int(kv['polls']), kv
 print('calib-off: %s polls, %s port-I/O exits = the kernel\'s %s accesses' % (kv['polls'], kv['pio_exits'], kv['pio']))
+# the bound drives the window (docs/CALIB.md): widened until the bound is
+# within 1%, or said to be missed; either way the true rate is within it
+b, t = int(kv['lapic_err_ppm']), int(kv['target_ppm'])
+assert t == 10000 and kv['bound'] in ('met', 'missed'), kv
+assert (kv['bound'] == 'met') == (b <= t), kv
+assert int(kv['start_us']) <= int(kv['window_us']) <= int(kv['max_us']), kv
+assert (int(kv['widened']) > 0) == (int(kv['window_us']) > int(kv['start_us'])), kv
+e = abs(int(kv['lapic_khz']) - 1000000) * 1e6 / 1000000
+assert e <= b + 1, ('APIC timer %d ppm off, outside its bound' % e, kv)
+print('calib-off: window %s us (widened %s times), APIC timer %d ppm off, bound %d ppm: %s' %
+      (kv['window_us'], kv['widened'], e, b, kv['bound']))
 PY
 boot calib-hv 0 --cpuid-freq=hv --irqchip=kernel $K
 has calib-hv '^@calib source=hv .* pio_exits=0 '
