@@ -124,6 +124,7 @@ struct outcome {
 	uint64_t tsc_hz, tsc_err, lapic_hz, lapic_err, bus_hz, window_ns;
 	uint32_t polls, pio, apic, tries, spins, widened, target_ppm;
 	const char *bound;		/* met, missed, fixed (CPUID), none */
+	struct calib_fit fit;		/* a polled reference's */
 	char failed[96];		/* "stage:error,..." */
 };
 
@@ -160,13 +161,13 @@ static void run_cpuid(const struct calib_clock *clk, enum method m,
 	struct calib_result r;
 	int err;
 
-	o->tries++;
 	err = m == M_CPUID ? calib_tsc_from_cpuid(clk, &c) :
 			     calib_cpuid_leaf(clk, leaf[m], &c);
 	if (err) {
-		note_failure(o, method_names[m], err);
+		note_failure(o, method_names[m], err);	/* not a measurement */
 		return;
 	}
+	o->tries++;
 	o->source = c.source;
 	o->tsc_hz = c.tsc_hz;
 	o->tsc_err = c.tsc_err_hz;
@@ -215,11 +216,7 @@ static void run_ref(const struct calib_clock *clk, enum method m,
 	o->widened = f.widened;
 	o->target_ppm = f.target_ppm;
 	o->bound = f.met ? "met" : "missed";
-	if (!f.met)
-		kprintf("calib: %s: bound %lu ppm, above the %u ppm target: "
-			"window %u us of at most %u, %u tries\n",
-			method_names[m], f.bound_ppm, f.target_ppm,
-			f.window_us, f.max_us, f.tries);
+	o->fit = f;
 	if (err)
 		note_failure(o, "lapic", err);	/* the TSC part is good */
 	else if (clk->lapic_arm)
@@ -307,6 +304,12 @@ static int group(const struct calib_clock *clk, const enum method *ms,
 		tsc_khz = khz(o.tsc_hz);
 		lapic_khz = khz(o.lapic_hz);
 	}
+	if (o.bound && !strcmp(o.bound, "missed"))	/* after the timing */
+		kprintf("calib: %s: bound %lu ppm, above the %u ppm target: "
+			"window %u us of at most %u, %u tries\n",
+			calib_source_name(o.source), o.fit.bound_ppm,
+			o.fit.target_ppm, o.fit.window_us, o.fit.max_us,
+			o.fit.tries);
 	print(&o, win, have, &s0, &s1, t1 - t0, use);
 	return use;
 }
