@@ -44,7 +44,7 @@
 
 #define ROT_LINE	7	/* edge: ISA line 7's pin, never asserted */
 #define LEVEL_LINE	3	/* level: a free line on irqlab and QEMU */
-#define ROT_MS_DEFAULT	5000u	/* each mode's time budget */
+#define ROT_MS_DEFAULT	10000u	/* each mode's time budget */
 #define ROT_MS_MAX	3600000u
 
 static uint8_t ids[NR_CPUS];		/* APIC IDs of the online CPUs */
