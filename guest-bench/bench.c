@@ -225,9 +225,16 @@ static int print_exits(char *buf, size_t size, const struct bench_exits *e,
 void bench_report(const char *name, uint64_t *s, unsigned n,
 		  const struct bench_exits *e, unsigned ops_per_sample)
 {
+	bench_report_more(name, s, n, e, ops_per_sample, NULL);
+}
+
+void bench_report_more(const char *name, uint64_t *s, unsigned n,
+		       const struct bench_exits *e, unsigned ops_per_sample,
+		       const char *more)
+{
 	static const unsigned ps[] = { 50, 90, 99 };
 	uint64_t v[6], sum = 0, khz = calib_tsc_khz();
-	char line[512];
+	char line[640];
 	unsigned i;
 	int len;
 
@@ -259,6 +266,8 @@ void bench_report(const char *name, uint64_t *s, unsigned n,
 	if (e && e->valid)
 		len += print_exits(line + len, sizeof(line) - len, e,
 				   (uint64_t)n * (ops_per_sample ? ops_per_sample : 1));
+	if (more)
+		len += ksnprintf(line + len, sizeof(line) - len, " %s", more);
 	kprintf("%s\n", line);
 }
 

@@ -61,6 +61,10 @@ void bench_exits_add(struct bench_exits *sum, const struct bench_exits *one);
  */
 void bench_report(const char *name, uint64_t *s, unsigned n,
 		  const struct bench_exits *e, unsigned ops_per_sample);
+/* The same with @more ("key=value ...", may be NULL) at the end. */
+void bench_report_more(const char *name, uint64_t *s, unsigned n,
+		       const struct bench_exits *e, unsigned ops_per_sample,
+		       const char *more);
 void bench_skip(const char *name, const char *reason);
 /* Spin until *@p >= @want; 0, or -1 after the bound above. */
 int bench_wait(const uint32_t *p, uint32_t want);

@@ -2,6 +2,7 @@
 """Calibration benchmark (issue 5): CPUID-frequency calibration against the PIT.
 
     guest-bench/calib-bench.py [-n BOOTS] [-q QEMU_BOOTS] [--no-qemu]
+                               [-c CONFIG,...]
 
 Boots the same kernel (build/kernel/irqlab.elf, no command line) BOOTS
 times in each irqlab-vmm config, interleaved round by round so that host
@@ -12,6 +13,10 @@ noise falls on all of them alike:
     hv     irqlab-vmm --cpuid-freq=hv   (0x40000010 only)
     cpuid-kernel, pit-kernel   the first two with --irqchip=kernel (KVM's
            LAPIC and PIT: the calibration's accesses stay in the kernel)
+    pmtimer, pmtimer-kernel    --cpuid-freq=off -a calib=pmtimer, user and
+           kernel irqchip (the PM timer is irqlab's in both)
+
+(-c picks some of them; cpuid always runs, as the TSC's truth),
 
 and, unless --no-qemu, QEMU_BOOTS times in two QEMU configs on the same
 KVM, counting QEMU's userspace exits with perf's kvm:kvm_userspace_exit:
@@ -26,7 +31,8 @@ when none starts, the QEMU rows are skipped, loudly, with the reason.
 For each boot it takes: the boot-to-ready time (from fork to the kernel's
 @ready line on the VMM's stdout, read through a pipe with
 CLOCK_MONOTONIC), the kernel's @calib record (source, tsc_khz, lapic_khz,
-took_us, and on irqlab-vmm the exits of the calib phase, exact), and
+took_us, the window and whether the bound met its 1% target, and on
+irqlab-vmm the exits of the calib phase, exact), and
 irqlab-vmm's --stats-json (total exits, exits per phase).
 
 Accuracy: lapic_khz against the true APIC timer rate, 1 GHz (irqlab-vmm's
@@ -65,6 +71,9 @@ IRQLAB = {
     'hv': ['--cpuid-freq=hv'],
     'cpuid-kernel': ['--irqchip=kernel', '--cpuid-freq=on'],
     'pit-kernel': ['--irqchip=kernel', '--cpuid-freq=off'],
+    'pmtimer': ['--cpuid-freq=off', '-a', 'calib=pmtimer'],
+    'pmtimer-kernel': ['--irqchip=kernel', '--cpuid-freq=off', '-a',
+                       'calib=pmtimer'],
 }
 # -cpu flags on the probed model (scripts/qemu-kvm-cpu --with)
 QEMU_FLAGS = {
@@ -184,7 +193,13 @@ def analyse(runs, tsc_true):
              'lapic_err_ppm': summary([ppm(int(x['lapic_khz']), APIC_KHZ)
                                        for x in c]),
              'lapic_bound_ppm': summary([int(x['lapic_err_ppm'])
-                                         for x in c])}
+                                         for x in c]),
+             'widened': summary([int(x.get('widened', 0)) for x in c]),
+             'bound': {b: sum(x.get('bound') == b for x in c)
+                       for b in ('met', 'missed', 'fixed')},
+             'within_bound': sum(ppm(int(x['lapic_khz']), APIC_KHZ) <=
+                                 int(x['lapic_err_ppm']) + 1000000 / APIC_KHZ
+                                 for x in c)}
         if tsc_true:
             s['tsc_err_ppm'] = summary([ppm(int(x['tsc_khz']), tsc_true)
                                         for x in c])
@@ -205,6 +220,11 @@ def fmt(s, key, f='%.1f'):
                                f % v['p90'] + ')')
 
 
+def fmax(s, key, f='%d'):
+    v = s.get(key)
+    return '-' if not v else f % v['max']
+
+
 def table(res):
     rows = [('source', lambda s: ','.join(s['source']) or '-'),
             ('boots ok / failed', lambda s: '%d / %d' % (
@@ -220,12 +240,20 @@ def table(res):
              lambda s: fmt(s, 'kernel_pio', '%d')),
             ('PIT polls', lambda s: fmt(s, 'polls', '%d')),
             ('tries', lambda s: fmt(s, 'tries', '%d')),
+            ('window widened', lambda s: fmt(s, 'widened', '%d')),
+            ('bound met / missed / fixed', lambda s: '%d / %d / %d' % (
+                s['bound']['met'], s['bound']['missed'],
+                s['bound']['fixed'])),
             ('userspace exits, whole boot',
              lambda s: fmt(s, 'exits_total', '%d')),
             ('lapic_khz error, ppm', lambda s: fmt(s, 'lapic_err_ppm', '%d')),
+            ('  max', lambda s: fmax(s, 'lapic_err_ppm')),
             ('  its reported bound, ppm',
              lambda s: fmt(s, 'lapic_bound_ppm', '%d')),
-            ('tsc_khz error, ppm', lambda s: fmt(s, 'tsc_err_ppm', '%d'))]
+            ('  within it', lambda s: '%d / %d' % (
+                s['within_bound'], s['boots'] - s['failed'])),
+            ('tsc_khz error, ppm', lambda s: fmt(s, 'tsc_err_ppm', '%d')),
+            ('  max', lambda s: fmax(s, 'tsc_err_ppm'))]
     cfgs = list(res)
     lines = ['| | ' + ' | '.join(cfgs) + ' |',
              '|---' * (len(cfgs) + 1) + '|']
@@ -244,9 +272,19 @@ def main():
     ap.add_argument('-q', type=int, default=10, help='boots per QEMU '
                     'config (default 10; each takes seconds)')
     ap.add_argument('--no-qemu', action='store_true')
+    ap.add_argument('-c', '--configs', help='irqlab configs, comma-'
+                    'separated (default: all of %s)' % ','.join(IRQLAB))
     a = ap.parse_args()
     if a.n < 1 or a.q < 1:
         ap.error('-n and -q must be at least 1')
+    if a.configs:
+        want = a.configs.split(',')
+        bad = [c for c in want if c not in IRQLAB]
+        if bad:
+            ap.error('unknown config %s' % ','.join(bad))
+        for c in list(IRQLAB):
+            if c != 'cpuid' and c not in want:
+                del IRQLAB[c]
     for f in (VMM, KERNEL, KERNEL32):
         if not os.path.exists(f):
             sys.exit('calib-bench: %s is missing: run make first' % f)

@@ -16,6 +16,13 @@
  *               must reach the new destination and no other CPU (its
  *               handler deasserts the line, then EOIs).
  *
+ * Each mode stops after iters rotations (moves) or once its time budget
+ * (rotate_ms=N, default ROT_MS_DEFAULT, by the calibrated TSC) is spent,
+ * whichever comes first: naive mode makes every changed entry a
+ * rendezvous of all vCPUs, which with more vCPUs than host CPUs can take
+ * tens of milliseconds each.  The records say how many were asked, how
+ * many were done and which bound ended the loop.
+ *
  * The IOAPIC's own counters (rte_writes, tmr_updates, vcpu_kicks) come
  * from the irqlab snapshot (docs/PROTOCOL.md); without the protocol they
  * print as na.  docs/BENCHMARKS.md has the numbers.
@@ -25,6 +32,7 @@
 #include "bench.h"
 #include "calib.h"
 #include "calib_hw.h"
+#include "cmdline.h"
 #include "hw/testdev.h"
 #include "idt.h"
 #include "ioapic.h"
@@ -36,12 +44,49 @@
 
 #define ROT_LINE	7	/* edge: ISA line 7's pin, never asserted */
 #define LEVEL_LINE	3	/* level: a free line on irqlab and QEMU */
+#define ROT_MS_DEFAULT	10000u	/* each mode's time budget */
+#define ROT_MS_MAX	3600000u
 
 static uint8_t ids[NR_CPUS];		/* APIC IDs of the online CPUs */
 static unsigned idx[NR_CPUS];		/* ... and their cpus[] index */
 static unsigned nids;
 static uint32_t got[NR_CPUS];		/* level interrupts, per cpus[] */
 static uint32_t got_total;
+static unsigned budget_ms;
+static uint64_t budget_cyc;
+
+/* rotate_ms=N: 1 to ROT_MS_MAX, else the default */
+static unsigned parse_budget(void)
+{
+	const char *s = cmdline_get("rotate_ms");
+	unsigned long v = 0;
+
+	if (!s)
+		return ROT_MS_DEFAULT;
+	for (; *s >= '0' && *s <= '9' && v <= ROT_MS_MAX; s++)
+		v = v * 10 + (*s - '0');
+	if (*s || v < 1 || v > ROT_MS_MAX) {
+		kprintf("bench: rotate_ms must be 1 to %u; using %u\n",
+			ROT_MS_MAX, ROT_MS_DEFAULT);
+		return ROT_MS_DEFAULT;
+	}
+	return v;
+}
+
+/* Spent, at TSC @now, for a loop that began at @start? */
+static int over_budget(uint64_t start, uint64_t now)
+{
+	return now - start >= budget_cyc;
+}
+
+/* " asked=M budget_ms=B ended=iters|budget", into @buf */
+static const char *ended(char *buf, size_t size, unsigned asked,
+			 unsigned done)
+{
+	ksnprintf(buf, size, "asked=%u budget_ms=%u ended=%s", asked,
+		  budget_ms, done < asked ? "budget" : "iters");
+	return buf;
+}
 
 static void spin_ap(void)
 {
@@ -151,33 +196,39 @@ static uint64_t read_pairs(unsigned n)
 static void rotate_edge(unsigned pin, unsigned m)
 {
 	uint32_t lo = BENCH_VEC_IOAPIC_EDGE;	/* fixed, physical, edge */
-	uint64_t *s = bench_buf(0), t0, sum = 0, rd, p50;
-	unsigned i, j, writes = 2 * m * nids;
+	uint64_t *s = bench_buf(0), start, t0, t1, sum = 0, rd, p50;
+	unsigned i, j, writes;
 	struct bench_exits e;
-	char line[400], b[24];
+	char line[480], b[24], more[80];
 	int len;
 
 	ioapic_rte_write(pin, lo);	/* edge, unmasked, dest ids[0] */
 	bench_exits_begin(&e);
-	for (i = 0; i < m; i++) {
+	start = rdtsc();
+	for (i = 0; i < m;) {
 		t0 = rdtsc();
 		for (j = 0; j < nids; j++)
 			ioapic_rte_write_lo_hi(pin, lo, (uint32_t)ids[j] <<
 					       IOAPIC_RTE_DEST_SHIFT);
-		s[i] = rdtsc() - t0;
-		sum += s[i];
+		t1 = rdtsc();
+		s[i] = t1 - t0;
+		sum += s[i++];
+		if (over_budget(start, t1))
+			break;
 	}
 	bench_exits_end(&e);
 	ioapic_mask(pin);
-	bench_report("ioapic_rotate.edge", s, m, &e, 2 * nids);
-	p50 = median(s, m);
-	rd = read_pairs(m);
+	writes = 2 * i * nids;
+	ended(more, sizeof(more), m, i);
+	bench_report_more("ioapic_rotate.edge", s, i, &e, 2 * nids, more);
+	p50 = median(s, i);
+	rd = read_pairs(i);
 	len = ksnprintf(line, sizeof(line), "@ioapic_rotate mode=edge cpus=%u "
 			"rotations=%u writes=%u ns_per_write=%lu "
-			"p50_ns_per_write=%lu read_ns=%lu vs_read=%s", nids, m,
-			writes, cyc_to_ns(sum / writes),
+			"p50_ns_per_write=%lu read_ns=%lu vs_read=%s %s", nids,
+			i, writes, cyc_to_ns(sum / writes),
 			cyc_to_ns(p50 / (2 * nids)), cyc_to_ns(rd),
-			ratio(b, p50, rd * 2 * nids));
+			ratio(b, p50, rd * 2 * nids), more);
 	print_counts(line, len, sizeof(line), &e);
 	kprintf("%s\n", line);
 }
@@ -186,10 +237,10 @@ static void rotate_level(unsigned pin, unsigned m)
 {
 	uint32_t lo = BENCH_VEC_IOAPIC_LEVEL | IOAPIC_RTE_LEVEL;
 	uint32_t before[NR_CPUS], want;
-	uint64_t *s = bench_buf(0), t0, sum = 0;
+	uint64_t *s = bench_buf(0), start, now, t0, sum = 0;
 	unsigned i, c, t, n = 0, ok = 0, lost = 0, wrong = 0, late = 0;
 	struct bench_exits e;
-	char line[400];
+	char line[480], more[80];
 	int len;
 
 	idt_set_handler(BENCH_VEC_IOAPIC_LEVEL, level_handler);
@@ -198,7 +249,10 @@ static void rotate_level(unsigned pin, unsigned m)
 	ioapic_unmask(pin);
 	sti();
 	bench_exits_begin(&e);
+	now = start = rdtsc();
 	for (i = 0; i < m; i++) {
+		if (over_budget(start, now))
+			break;	/* never before the first move */
 		t = i % nids;
 		for (c = 0; c < NR_CPUS; c++)
 			before[c] = took(c);
@@ -223,10 +277,12 @@ static void rotate_level(unsigned pin, unsigned m)
 					i);
 				late++;
 			}
+			now = rdtsc();
 			continue;
 		}
 		/* a sample: the move, the assertion and the handler's count */
-		s[n++] = rdtsc() - t0;
+		now = rdtsc();
+		s[n++] = now - t0;
 		for (c = 0; c < NR_CPUS; c++)
 			if (took(c) - before[c] != (c == idx[t]))
 				break;
@@ -245,11 +301,13 @@ static void rotate_level(unsigned pin, unsigned m)
 		bench_skip("ioapic_rotate.level", "no-interrupt");
 		return;
 	}
-	bench_report("ioapic_rotate.level", s, n, &e, 1);
+	ended(more, sizeof(more), m, i);
+	bench_report_more("ioapic_rotate.level", s, n, &e, 1, more);
 	len = ksnprintf(line, sizeof(line), "@ioapic_rotate mode=level "
 			"cpus=%u moves=%u writes=%u ns_per_write=%lu "
-			"delivered_ok=%u wrong_cpu=%u lost=%u late=%u", nids, m,
-			2 * m, cyc_to_ns(sum / (2 * m)), ok, wrong, lost, late);
+			"delivered_ok=%u wrong_cpu=%u lost=%u late=%u %s", nids,
+			i, 2 * i, cyc_to_ns(sum / (2 * i)), ok, wrong, lost,
+			late, more);
 	print_counts(line, len, sizeof(line), &e);
 	kprintf("%s\n", line);
 }
@@ -257,7 +315,11 @@ static void rotate_level(unsigned pin, unsigned m)
 void case_ioapic_rotate(void)
 {
 	unsigned i, m = bench_iters(), aps;
+	uint64_t khz = calib_tsc_khz() ? calib_tsc_khz() : 1000000;
 	int pin, lpin;
+
+	budget_ms = parse_budget();
+	budget_cyc = (uint64_t)budget_ms * khz;	/* no TSC rate: 1 GHz */
 
 	ioapic_init();
 	pin = ioapic_isa_pin(ROT_LINE, NULL);

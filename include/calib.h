@@ -11,6 +11,7 @@
  *
  *   calib/calib.c       CPUID frequency leaves, the RDTSC spin, arithmetic
  *   calib/calib_ref.c   the polled references: PIT channel 2, PM timer
+ *   calib/calib_fit.c   a polled reference's window, widened by its bound
  */
 #ifndef CALIB_H
 #define CALIB_H
@@ -38,6 +39,20 @@
 #define CALIB_POLLS_PER_US	100u
 #define CALIB_POLLS_SLACK	1000u
 #define CALIB_SPIN_STALLS	1000000u
+
+/*
+ * A polled reference's window is driven by its error bound (calib_fit):
+ * widened until the bound is within CALIB_TARGET_PPM, up to the widest
+ * window asked (CALIB_MAX_WINDOW_US by default).  A result looser than
+ * CALIB_REF_GOOD_PPM was spoiled by one slow exit at an edge (a vCPU
+ * thread descheduled) and is measured again at the same window, at most
+ * CALIB_REF_TRIES times per window; CALIB_FIT_TRIES caps the
+ * measurements in all.
+ */
+#define CALIB_TARGET_PPM	10000u	/* 1% */
+#define CALIB_REF_GOOD_PPM	100000u	/* 10% */
+#define CALIB_REF_TRIES		3u
+#define CALIB_FIT_TRIES		8u
 
 /* Errors: 0 or one of these, negative. */
 #define CALIB_EINVAL	(-1)	/* bad argument (window, frequency) */
@@ -156,6 +171,37 @@ int calib_tsc_pmtimer(const struct calib_clock *clk, uint32_t window_us,
 		      struct calib_result *out);
 int calib_lapic_pmtimer(const struct calib_clock *clk, uint32_t window_us,
 			struct calib_result *out);
+
+/*
+ * A polled reference whose window its error bound drives.  The inputs
+ * may be 0 for the defaults; calib_fit() fills the rest.
+ */
+struct calib_fit {
+	uint32_t start_us;	/* the first window: CALIB_WINDOW_US */
+	uint32_t max_us;	/* the widest: CALIB_MAX_WINDOW_US */
+	uint32_t target_ppm;	/* the bound wanted: CALIB_TARGET_PPM */
+
+	uint32_t window_us;	/* the window the kept result was asked */
+	uint32_t widened;	/* windows tried after the first */
+	uint32_t tries;		/* measurements, every window */
+	uint64_t bound_ppm;	/* the kept result's: the APIC timer's if
+				   measured, else the TSC's */
+	int met;		/* bound_ppm <= target_ppm */
+	uint32_t polls, pio, apic;	/* summed over every measurement */
+};
+
+/*
+ * Measure the TSC (and the APIC timer, if @lapic is not NULL) against
+ * @ref (CALIB_SRC_PIT or CALIB_SRC_PMTIMER), starting at @f->start_us and
+ * widening the window until the bound is within @f->target_ppm or the
+ * window is @f->max_us (docs/CALIB.md).  Keeps the tightest result.
+ * Returns what the kept measurement returned (nonzero with @tsc->hz set:
+ * the TSC is good, the APIC timer is not); @tsc->hz is 0 if none gave a
+ * result.
+ */
+int calib_fit(const struct calib_clock *clk, enum calib_source ref,
+	      struct calib_fit *f, struct calib_result *tsc,
+	      struct calib_result *lapic);
 
 /* "cpuid15", "cpuid16", "hv", "pit", "pmtimer", "rdtsc", "none" */
 const char *calib_source_name(enum calib_source s);

@@ -113,11 +113,18 @@ static const char *const method_names[] = {
 	[M_HV] = "hv", [M_PIT] = "pit", [M_PMTIMER] = "pmtimer",
 };
 
+/* The windows asked: calib_us= (the first), calib_max_us= (the widest). */
+struct window {
+	uint32_t start_us, max_us;
+};
+
 /* One calibration: what it found and what it cost. */
 struct outcome {
 	enum calib_source source;	/* of the TSC frequency; NONE: failed */
 	uint64_t tsc_hz, tsc_err, lapic_hz, lapic_err, bus_hz, window_ns;
-	uint32_t polls, pio, apic, tries, spins;
+	uint32_t polls, pio, apic, tries, spins, widened, target_ppm;
+	const char *bound;		/* met, missed, fixed (CPUID), none */
+	struct calib_fit fit;		/* a polled reference's */
 	char failed[96];		/* "stage:error,..." */
 };
 
@@ -144,7 +151,7 @@ static void take_lapic(struct outcome *o, const struct calib_result *r)
 }
 
 static void run_cpuid(const struct calib_clock *clk, enum method m,
-		      uint32_t window_us, struct outcome *o)
+		      const struct window *win, struct outcome *o)
 {
 	static const enum calib_source leaf[] = {
 		[M_CPUID15] = CALIB_SRC_CPUID15, [M_CPUID16] = CALIB_SRC_CPUID16,
@@ -154,20 +161,22 @@ static void run_cpuid(const struct calib_clock *clk, enum method m,
 	struct calib_result r;
 	int err;
 
-	o->tries++;
 	err = m == M_CPUID ? calib_tsc_from_cpuid(clk, &c) :
 			     calib_cpuid_leaf(clk, leaf[m], &c);
 	if (err) {
-		note_failure(o, method_names[m], err);
+		note_failure(o, method_names[m], err);	/* not a measurement */
 		return;
 	}
+	o->tries++;
 	o->source = c.source;
 	o->tsc_hz = c.tsc_hz;
 	o->tsc_err = c.tsc_err_hz;
 	o->bus_hz = c.bus_hz;
+	o->bound = "fixed";	/* the RDTSC spin's window is not widened */
 	if (!clk->lapic_arm)
 		return;			/* no local APIC: lapic_khz=0 */
-	err = calib_lapic_rdtsc(clk, c.tsc_hz, c.tsc_err_hz, window_us, &r);
+	err = calib_lapic_rdtsc(clk, c.tsc_hz, c.tsc_err_hz, win->start_us,
+				&r);
 	add_cost(o, &r);
 	o->window_ns = r.window_ns;
 	if (err)
@@ -177,57 +186,25 @@ static void run_cpuid(const struct calib_clock *clk, enum method m,
 }
 
 /*
- * A polled reference is only as good as its slowest exit: on a loaded
- * host one port access can take milliseconds, and the bound says so
- * (docs/CALIB.md).  A result looser than REF_GOOD_PPM is measured again, at most REF_TRIES
- * times in all, and the tightest is kept.  Every try's cost is counted.
+ * A polled reference: the window is widened until the bound is within
+ * 1%, and a result spoiled by one slow exit is measured again
+ * (calib_fit(), docs/CALIB.md).  Every measurement's cost is counted.
  */
-#define REF_TRIES	3
-#define REF_GOOD_PPM	100000	/* 10%: a 1 ms window with 50 us exits
-				   is ~5%; a descheduled exit, 50-97% */
-
-static int measure_ref(const struct calib_clock *clk, enum method m,
-		       uint32_t window_us, struct outcome *o,
-		       struct calib_result *tsc, struct calib_result *lapic)
-{
-	struct calib_result *l = clk->lapic_arm ? lapic : NULL;
-	struct calib_result t, a;
-	int err = 0, e;
-	unsigned i;
-
-	tsc->hz = 0;
-	for (i = 0; i < REF_TRIES; i++) {
-		e = m == M_PIT ? calib_pit(clk, window_us, &t, l ? &a : NULL) :
-				 calib_pmtimer(clk, window_us, &t, l ? &a : NULL);
-		add_cost(o, &t);
-		if (l)
-			o->apic += a.apic;
-		o->tries++;
-		if (!t.hz) {		/* no result: the next method's turn */
-			if (!tsc->hz)
-				err = e;
-			break;
-		}
-		if (!tsc->hz || calib_ppm(t.err_hz, t.hz) <
-				calib_ppm(tsc->err_hz, tsc->hz)) {
-			*tsc = t;
-			if (l)
-				*lapic = a;
-			err = e;
-		}
-		if (calib_ppm(tsc->err_hz, tsc->hz) <= REF_GOOD_PPM)
-			break;
-	}
-	return err;
-}
-
 static void run_ref(const struct calib_clock *clk, enum method m,
-		    uint32_t window_us, struct outcome *o)
+		    const struct window *win, struct outcome *o)
 {
+	struct calib_fit f = {
+		.start_us = win->start_us, .max_us = win->max_us,
+	};
 	struct calib_result tsc, lapic;
 	int err;
 
-	err = measure_ref(clk, m, window_us, o, &tsc, &lapic);
+	err = calib_fit(clk, m == M_PIT ? CALIB_SRC_PIT : CALIB_SRC_PMTIMER,
+			&f, &tsc, clk->lapic_arm ? &lapic : NULL);
+	o->polls += f.polls;
+	o->pio += f.pio;
+	o->apic += f.apic;
+	o->tries += f.tries;
 	if (!tsc.hz) {
 		note_failure(o, method_names[m], err);
 		return;
@@ -236,6 +213,10 @@ static void run_ref(const struct calib_clock *clk, enum method m,
 	o->tsc_hz = tsc.hz;
 	o->tsc_err = tsc.err_hz;
 	o->window_ns = tsc.window_ns;
+	o->widened = f.widened;
+	o->target_ppm = f.target_ppm;
+	o->bound = f.met ? "met" : "missed";
+	o->fit = f;
 	if (err)
 		note_failure(o, "lapic", err);	/* the TSC part is good */
 	else if (clk->lapic_arm)
@@ -243,12 +224,12 @@ static void run_ref(const struct calib_clock *clk, enum method m,
 }
 
 static void run(const struct calib_clock *clk, enum method m,
-		uint32_t window_us, struct outcome *o)
+		const struct window *win, struct outcome *o)
 {
 	if (m == M_PIT || m == M_PMTIMER)
-		run_ref(clk, m, window_us, o);
+		run_ref(clk, m, win, o);
 	else
-		run_cpuid(clk, m, window_us, o);
+		run_cpuid(clk, m, win, o);
 }
 
 /* ---- the record ---- */
@@ -269,8 +250,8 @@ static const char *exits(char *buf, size_t len, int have,
 	return buf;
 }
 
-static void print(const struct outcome *o, int have,
-		  const struct irqlab_snapshot *s0,
+static void print(const struct outcome *o, const struct window *win,
+		  int have, const struct irqlab_snapshot *s0,
 		  const struct irqlab_snapshot *s1, uint64_t ticks, int use)
 {
 	char e[3][24];
@@ -278,7 +259,8 @@ static void print(const struct outcome *o, int have,
 	kprintf("@calib source=%s tsc_khz=%lu lapic_khz=%lu window_us=%lu "
 		"took_us=%lu polls=%u exits=%s pio_exits=%s apic_exits=%s "
 		"pio=%u apic=%u tsc_err_ppm=%lu lapic_err_ppm=%lu "
-		"cpuid_bus_khz=%lu use=%d tries=%u spins=%u%s%s\n",
+		"cpuid_bus_khz=%lu use=%d tries=%u spins=%u start_us=%u "
+		"max_us=%u widened=%u target_ppm=%u bound=%s%s%s\n",
 		calib_source_name(o->source), khz(o->tsc_hz),
 		khz(o->lapic_hz), (o->window_ns + 500) / 1000,
 		o->tsc_hz ? calib_muldiv(ticks, 1000000, o->tsc_hz) : 0,
@@ -288,7 +270,10 @@ static void print(const struct outcome *o, int have,
 		exits(e[2], sizeof(e[2]), have, s0, s1, IRQLAB_CNT_APIC),
 		o->pio, o->apic, calib_ppm(o->tsc_err, o->tsc_hz),
 		calib_ppm(o->lapic_err, o->lapic_hz), khz(o->bus_hz), use,
-		o->tries, o->spins, o->failed[0] ? (o->source ? " failed=" : " reason=") : "",
+		o->tries, o->spins, win->start_us, win->max_us, o->widened,
+		o->target_ppm,
+		o->bound ? o->bound : "none",
+		o->failed[0] ? (o->source ? " failed=" : " reason=") : "",
 		o->failed);
 }
 
@@ -298,7 +283,7 @@ static void print(const struct outcome *o, int have,
  * the result (the first success of the boot).
  */
 static int group(const struct calib_clock *clk, const enum method *ms,
-		 unsigned n, uint32_t window_us, int *chosen)
+		 unsigned n, const struct window *win, int *chosen)
 {
 	static struct irqlab_snapshot s0, s1;
 	struct outcome o;
@@ -310,7 +295,7 @@ static int group(const struct calib_clock *clk, const enum method *ms,
 	have = !pv_snapshot(&s0);
 	t0 = hw_rdtsc(NULL);
 	for (i = 0; i < n && !o.source; i++)
-		run(clk, ms[i], window_us, &o);
+		run(clk, ms[i], win, &o);
 	t1 = hw_rdtsc(NULL);
 	have = have && !pv_snapshot(&s1);
 	use = o.source && !*chosen;
@@ -319,25 +304,43 @@ static int group(const struct calib_clock *clk, const enum method *ms,
 		tsc_khz = khz(o.tsc_hz);
 		lapic_khz = khz(o.lapic_hz);
 	}
-	print(&o, have, &s0, &s1, t1 - t0, use);
+	if (o.bound && !strcmp(o.bound, "missed"))	/* after the timing */
+		kprintf("calib: %s: bound %lu ppm, above the %u ppm target: "
+			"window %u us of at most %u, %u tries\n",
+			calib_source_name(o.source), o.fit.bound_ppm,
+			o.fit.target_ppm, o.fit.window_us, o.fit.max_us,
+			o.fit.tries);
+	print(&o, win, have, &s0, &s1, t1 - t0, use);
 	return use;
 }
 
-static uint32_t window_arg(void)
+/* @key=N, 1 to CALIB_MAX_WINDOW_US microseconds, else @def */
+static uint32_t window_arg(const char *key, uint32_t def)
 {
-	const char *s = cmdline_get("calib_us");
+	const char *s = cmdline_get(key);
 	uint32_t v = 0;
 
 	if (!s)
-		return CALIB_WINDOW_US;
+		return def;
 	while (*s >= '0' && *s <= '9' && v <= CALIB_MAX_WINDOW_US)
 		v = v * 10 + (*s++ - '0');
 	if (*s || !v || v > CALIB_MAX_WINDOW_US) {
-		kprintf("calib: calib_us must be 1 to %u: using %u\n",
-			CALIB_MAX_WINDOW_US, CALIB_WINDOW_US);
-		return CALIB_WINDOW_US;
+		kprintf("calib: %s must be 1 to %u: using %u\n", key,
+			CALIB_MAX_WINDOW_US, def);
+		return def;
 	}
 	return v;
+}
+
+static void windows(struct window *w)
+{
+	w->start_us = window_arg("calib_us", CALIB_WINDOW_US);
+	w->max_us = window_arg("calib_max_us", CALIB_MAX_WINDOW_US);
+	if (w->max_us < w->start_us) {
+		kprintf("calib: calib_max_us=%u is below calib_us: using %u\n",
+			w->max_us, w->start_us);
+		w->max_us = w->start_us;
+	}
 }
 
 void calib_boot(const struct mbinfo *mbi)
@@ -351,7 +354,7 @@ void calib_boot(const struct mbinfo *mbi)
 		.inp = hw_in, .outp = hw_out,
 	};
 	const char *want = cmdline_get("calib");
-	uint32_t window_us = window_arg();
+	struct window win;
 	int chosen = 0;
 	unsigned i;
 
@@ -360,16 +363,18 @@ void calib_boot(const struct mbinfo *mbi)
 		clk.lapic_read = hw_lapic_read;
 	}
 	find_pm_timer(mbi, &clk);
-	kprintf("calib: %s, PM timer %s0x%x, window %u us\n",
+	windows(&win);
+	kprintf("calib: %s, PM timer %s0x%x, window %u us (up to %u us)\n",
 		clk.lapic_arm ? "local APIC" : "no local APIC",
-		clk.pm_port ? "at port " : "none, ", clk.pm_port, window_us);
+		clk.pm_port ? "at port " : "none, ", clk.pm_port, win.start_us,
+		win.max_us);
 
 	pv_phase(IRQLAB_PHASE_CALIB);
 	if (!want || !strcmp(want, "auto")) {
-		group(&clk, autos, 3, window_us, &chosen);
+		group(&clk, autos, 3, &win, &chosen);
 	} else if (!strcmp(want, "all")) {
 		for (i = 0; i < sizeof(every) / sizeof(every[0]); i++)
-			group(&clk, &every[i], 1, window_us, &chosen);
+			group(&clk, &every[i], 1, &win, &chosen);
 	} else {
 		for (i = 0; i < sizeof(method_names) / sizeof(method_names[0]);
 		     i++)
@@ -378,11 +383,11 @@ void calib_boot(const struct mbinfo *mbi)
 		if (i == sizeof(method_names) / sizeof(method_names[0])) {
 			kprintf("calib: unknown calib=%s (auto, cpuid, pit, "
 				"pmtimer, all): using auto\n", want);
-			group(&clk, autos, 3, window_us, &chosen);
+			group(&clk, autos, 3, &win, &chosen);
 		} else {
 			enum method m = i;
 
-			group(&clk, &m, 1, window_us, &chosen);
+			group(&clk, &m, 1, &win, &chosen);
 		}
 	}
 	pv_phase(IRQLAB_PHASE_EARLY);

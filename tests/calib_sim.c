@@ -179,9 +179,17 @@ static bool pit_out(uint64_t at)
 	       scale(at - sim.pit_load, CALIB_PIT_HZ) >= sim.pit_count;
 }
 
+/* A port access: the stalled one waits before it acts. */
+static uint64_t port_op(void)
+{
+	if (sim.stall_pio && sim.pio + 1 == sim.stall_pio)
+		sim.now += sim.stall_ps;
+	return op(sim.cost_port);
+}
+
 static uint32_t sim_inp(void *ctx, uint16_t port, unsigned size)
 {
-	uint64_t at = op(sim.cost_port), v;
+	uint64_t at = port_op(), v;
 
 	(void)ctx;
 	sim.pio++;
@@ -204,7 +212,7 @@ static uint32_t sim_inp(void *ctx, uint16_t port, unsigned size)
 /* 8254 writes: only what channel 2 in mode 0 needs (8254 data sheet). */
 static void sim_outp(void *ctx, uint16_t port, unsigned size, uint32_t val)
 {
-	uint64_t at = op(sim.cost_port), period = SIM_PS / CALIB_PIT_HZ;
+	uint64_t at = port_op(), period = SIM_PS / CALIB_PIT_HZ;
 
 	(void)ctx;
 	sim.pio++;

@@ -34,6 +34,10 @@ struct calib_sim {
 	 */
 	uint64_t cost_rdtsc, cost_port, cost_apic, cost_cpuid, jitter;
 	uint64_t sample_jitter;
+	/* a slow moment: port access number stall_pio (1 = the first)
+	 * acts stall_ps late, as when the vCPU thread is descheduled */
+	unsigned stall_pio;
+	uint64_t stall_ps;
 
 	uint64_t tsc_hz;
 	uint64_t tsc_stop;		/* ps; the TSC stops there (0: never) */
