@@ -259,7 +259,7 @@ void irq_init(struct vm *vm)
 	struct lapic_caps caps = {
 		.x2apic = vm->x2apic_ok,
 		.tsc_khz = vm->tsc_deadline_ok ? vm->tsc_khz : 0,
-		.phys_bits = LAPIC_DEFAULT_PHYS_BITS,
+		.phys_bits = vm->phys_bits,
 	};
 	unsigned i;
 

@@ -61,7 +61,8 @@ struct lapic_caps {
 	bool x2apic;
 	/* non-zero, with ops->tsc: TSC-deadline mode, CPUID.1:ECX[24] */
 	uint64_t tsc_khz;
-	/* MAXPHYADDR: the IA32_APIC_BASE bits above are reserved (52) */
+	/* MAXPHYADDR of the guest's CPUID (CPUID.80000008H:EAX[7:0]): the
+	 * IA32_APIC_BASE bits at and above it are reserved (0: 52) */
 	unsigned phys_bits;
 };
 

@@ -161,6 +161,7 @@ struct vm {
 	bool x2apic_ok;		/* x2APIC offered to the guest */
 	bool tsc_deadline_ok;	/* TSC-deadline mode offered */
 	uint32_t tsc_khz;	/* KVM_GET_TSC_KHZ */
+	unsigned phys_bits;	/* MAXPHYADDR of the guest's CPUID */
 	unsigned smi_warned;
 	uint32_t rendezvous;	/* --ioapic=naive: vCPUs must stay out */
 
