@@ -405,6 +405,10 @@ int irq_before_run(struct vcpu *v)
 
 	irq_extint_seen(v);
 	irq_collect(v);
+	/* api.rst: with no LAPIC in KVM, kvm_run->cr8 is "in (pre_kvm_run)":
+	 * the guest's MOV from CR8 reads TPR[7:4] (SDM 11.8.6.1) */
+	v->irq.cr8_in = lapic_cr8(&v->irq.lapic);
+	run->cr8 = v->irq.cr8_in;
 	extint = irq_extint_waiting(v);
 	vec = lapic_pending_vector(&v->irq.lapic);
 	if (vec < 0 && !extint) {
@@ -484,7 +488,23 @@ bool irq_enter_guest(struct vcpu *v)
 	return false;
 }
 
+/*
+ * api.rst: kvm_run->cr8 is "out (post_kvm_run)", on every return from
+ * KVM_RUN, an EINTR included.  A guest MOV to CR8 changed it: SDM
+ * 11.8.6.1, it writes TPR[7:4] and clears TPR[3:0].  On VMX and SVM only
+ * a lowering exits (KVM_EXIT_SET_TPR); a raise waits in KVM for the next
+ * exit, and kvm_pvm exits for neither.  A MOV that rewrote the value
+ * KVM_RUN was given cannot be seen, so TPR[3:0] then stays (docs/LAPIC.md).
+ */
 void irq_leave_guest(struct vcpu *v)
 {
+	uint8_t cr8 = v->run->cr8 & 0xf;
+
 	__atomic_store_n(&v->irq.mode, VCPU_MODE_OUTSIDE, __ATOMIC_RELAXED);
+	if (cr8 == v->irq.cr8_in)
+		return;		/* the common case: no lock */
+	v->irq.cr8_in = cr8;
+	pthread_mutex_lock(&v->vm->apic_lock);
+	lapic_set_cr8(&v->irq.lapic, cr8);
+	pthread_mutex_unlock(&v->vm->apic_lock);
 }

@@ -133,6 +133,9 @@ void lapic_accept(struct lapic *l, uint8_t vector, bool level);
 int lapic_pending_vector(const struct lapic *l);
 /* @vector was injected: IRR -> ISR. */
 void lapic_ack(struct lapic *l, uint8_t vector);
+/* SDM 11.8.6.1: CR8 is TPR[7:4]; a MOV to CR8 clears TPR[3:0] */
+uint8_t lapic_cr8(const struct lapic *l);
+void lapic_set_cr8(struct lapic *l, uint64_t cr8);
 uint8_t lapic_ppr(const struct lapic *l);
 uint8_t lapic_apr(const struct lapic *l);
 uint32_t lapic_tmr_word(const struct lapic *l, unsigned i);
