@@ -113,7 +113,12 @@ static void ops_timer_arm(void *ctx, int cpu, uint64_t deadline_ns)
 	timer_settime(v->irq.timer, TIMER_ABSTIME, &its, NULL);
 }
 
-/* Post a fixed interrupt to @t; NMI, INIT and SIPI are flags. */
+/*
+ * Post a fixed interrupt to @t; INIT and SIPI are flags.  NMIs are
+ * counted, not flagged: two sent close together (a self NMI and a remote
+ * one) are two NMIs, the second held while the first is handled (SDM
+ * 6.7.1); KVM keeps that latch (vcpu.c).
+ */
 static void irq_deliver(struct vm *vm, struct vcpu *t, int src,
 			const struct lapic_ipi *ipi)
 {
@@ -129,7 +134,7 @@ static void irq_deliver(struct vm *vm, struct vcpu *t, int src,
 			irq_notify(t, src);
 		break;
 	case APIC_ICR_DM_NMI:
-		__atomic_store_n(&t->irq.nmi, 1, __ATOMIC_SEQ_CST);
+		__atomic_add_fetch(&t->irq.nmi, 1, __ATOMIC_SEQ_CST);
 		irq_notify(t, src);
 		break;
 	case APIC_ICR_DM_INIT:
@@ -433,10 +438,24 @@ int irq_before_run(struct vcpu *v)
 	return vec;
 }
 
-bool irq_take_nmi(struct vcpu *v)
+unsigned irq_take_nmi(struct vcpu *v)
 {
-	return __atomic_load_n(&v->irq.nmi, __ATOMIC_RELAXED) &&
-	       __atomic_exchange_n(&v->irq.nmi, 0, __ATOMIC_ACQ_REL);
+	if (!__atomic_load_n(&v->irq.nmi, __ATOMIC_RELAXED))
+		return 0;	/* the common case: no atomic RMW */
+	return __atomic_exchange_n(&v->irq.nmi, 0, __ATOMIC_ACQ_REL);
+}
+
+/*
+ * SDM 6.9: an NMI outranks a maskable interrupt.  KVM delivers a
+ * KVM_INTERRUPT vector as an event already being injected, before an NMI
+ * it holds, so none may go in while KVM's NMI is being injected, or is
+ * pending and not blocked.  One blocked by an NMI handler still running
+ * (masked: SDM 6.7.1, until its IRET) waits for that IRET, and a
+ * maskable interrupt may go before it, as on a CPU.
+ */
+bool irq_nmi_ahead(const struct kvm_vcpu_events *ev)
+{
+	return ev->nmi.injected || (ev->nmi.pending && !ev->nmi.masked);
 }
 
 /*

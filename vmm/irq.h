@@ -38,7 +38,8 @@ struct vcpu_irq {
 	struct pir pir;
 	uint32_t mode;		/* enum vcpu_mode */
 	uint32_t wake;		/* futex word: bumped by every wake */
-	uint32_t nmi;		/* an NMI is pending */
+	uint32_t nmi;		/* NMI messages not yet given to KVM: a count */
+	bool nmi_in_kvm;	/* a KVM_NMI may not be delivered yet (own thread) */
 	uint32_t init;		/* an INIT is pending */
 	uint32_t sipi;		/* 0x100 | vector: a start-up IPI latched */
 	uint32_t extint_kick;	/* look at the ExtINT inputs (irq_extint.c) */
@@ -60,6 +61,7 @@ struct vcpu_irq {
 
 struct vm;
 struct vcpu;
+struct kvm_vcpu_events;
 
 /* the start-up state one SIPI asks for */
 #define IRQ_SIPI_VALID	0x100u
@@ -79,7 +81,10 @@ int irq_msr(struct vcpu *v, uint32_t msr, bool write, uint64_t *val);
  * run->cr8 from the TPR.
  */
 int irq_before_run(struct vcpu *v);
-bool irq_take_nmi(struct vcpu *v);
+/* the NMI messages since the last call: each one counts (SDM 6.7.1) */
+unsigned irq_take_nmi(struct vcpu *v);
+/* SDM 6.9: with KVM's NMI state @ev, must a maskable interrupt wait? */
+bool irq_nmi_ahead(const struct kvm_vcpu_events *ev);
 bool irq_take_init(struct vcpu *v);
 /* enter KVM_RUN unless a request arrived: false means go round again */
 bool irq_enter_guest(struct vcpu *v);
