@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: MIT
 /* The local APIC in xAPIC mode: registers, priorities, EOI, errors (SDM ch. 11). */
 #include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "hw/apic.h"
 #include "lapic.h"
@@ -426,4 +429,40 @@ Test(lapic, trace_reports_accesses)
 	rd(APIC_TPR);
 	wr(APIC_TPR, 0x10);
 	cr_assert_geq(fake.ntrace, 2);
+}
+
+/* --timeout's dump: the register page in KVM_GET_LAPIC's layout, in text */
+Test(lapic, dump_names_irr_isr_tmr_tpr_ppr_and_the_timer)
+{
+	uint8_t page[LAPIC_PAGE_SIZE];
+	char *text = NULL;
+	size_t len = 0;
+	uint32_t v;
+	FILE *f;
+
+	fake_sw_enable(&l);
+	take(0x41, false);			/* in service */
+	lapic_accept(&l, 0x41, false);		/* and requested again */
+	lapic_accept(&l, 0x81, true);		/* level: TMR */
+	wr(APIC_TPR, 0x30);
+	wr(APIC_TDCR, 0xb);
+	wr(APIC_LVT_TIMER, APIC_TIMER_PERIODIC | APIC_LVT_MASKED | 0x40);
+	wr(APIC_TMICT, 1000);
+	lapic_regs_page(&l, page);
+	memcpy(&v, page + APIC_TPR, 4);
+	cr_assert_eq(v, 0x30, "TPR at its xAPIC offset");
+	memcpy(&v, page + APIC_IRR + 0x40, 4);
+	cr_assert_eq(v, 1u << 1, "IRR word 4: 0x81");
+	f = open_memstream(&text, &len);
+	lapic_print_page(f, "  ", page);
+	fclose(f);
+	cr_assert(strstr(text, "  TPR 0x30 PPR 0x40 SVR 0x1ff "), "%s", text);
+	cr_assert(strstr(text, "\n  IRR 0x41 0x81\n"), "%s", text);
+	cr_assert(strstr(text, "\n  ISR 0x41\n"), "%s", text);
+	cr_assert(strstr(text, "\n  TMR 0x81\n"), "%s", text);
+	cr_assert(strstr(text, "LVT timer 0x00030040 "), "%s", text);
+	cr_assert(strstr(text, "timer periodic masked vector 0x40: TMICT 1000 "
+			  "TMCCT "), "%s", text);
+	cr_assert(strstr(text, "TDCR 0xb (divide by 1)\n"), "%s", text);
+	free(text);
 }

@@ -11,12 +11,14 @@
  *   lapic_regs.c   the register file: xAPIC MMIO and x2APIC MSR decode, ICR
  *   lapic_timer.c  the APIC timer: one-shot, periodic, TSC-deadline
  *   apic_bus.c     destinations and lowest-priority arbitration
+ *   lapic_dump.c   the register page in text (--timeout)
  */
 #ifndef VMM_LAPIC_H
 #define VMM_LAPIC_H
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /* LVTs: CMCI, timer, thermal, perf, LINT0, LINT1, error */
 #define LAPIC_NR_LVT		7
@@ -141,6 +143,14 @@ uint8_t lapic_apr(const struct lapic *l);
 uint32_t lapic_tmr_word(const struct lapic *l, unsigned i);
 /* The host timer armed through ops->timer_arm fired. */
 void lapic_timer_expired(struct lapic *l);
+
+/* State dumps (--timeout): the register page, as KVM_GET_LAPIC's */
+#define LAPIC_PAGE_SIZE	0x400
+void lapic_regs_page(const struct lapic *l, uint8_t page[LAPIC_PAGE_SIZE]);
+/* lapic_dump.c: the page's IRR, ISR, TMR, TPR, PPR, LVTs and timer, in
+ * lines of text, each after @indent (pure: from the page alone) */
+void lapic_print_page(FILE *f, const char *indent,
+		      const uint8_t page[LAPIC_PAGE_SIZE]);
 
 /* Destination routing (SDM 11.6.2, 11.12.10) */
 bool lapic_match_dest(const struct lapic *l, uint32_t dest, bool logical);
