@@ -4,8 +4,8 @@
  *
  * Each vCPU owns a struct lapic and a struct pir.  Only the vCPU's own
  * thread changes its LAPIC; other threads post into its PIR (fixed and
- * lowest-priority IPIs) or set a flag (NMI, INIT, start-up), then notify
- * it only when needed:
+ * lowest-priority IPIs), count an NMI or set a flag (INIT, start-up),
+ * then notify it only when needed:
  *
  *   target in KVM_RUN         a kick: immediate_exit and a signal
  *   target halted in irqlab   a futex wake
