@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: MIT
 /* The local APIC in xAPIC mode: registers, priorities, EOI, errors (SDM ch. 11). */
 #include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "hw/apic.h"
 #include "lapic.h"
@@ -240,6 +243,43 @@ Test(lapic, tpr_masks_by_class)
 	cr_assert_eq(rd(APIC_IRR + 0x10), (1u << 17), "0x31 still requested");
 }
 
+/* SDM 11.8.6.1: CR8[3:0] is TPR[7:4]; MOV to CR8 clears TPR[3:0] */
+Test(lapic, cr8_is_tpr_high_nibble)
+{
+	fake_sw_enable(&l);
+	lapic_set_cr8(&l, 0xf);
+	cr_assert_eq(rd(APIC_TPR), 0xf0, "MOV CR8, 0xf: TPR reads 0xf0");
+	cr_assert_eq(rd(APIC_PPR), 0xf0);
+	cr_assert_eq(lapic_cr8(&l), 0xf);
+	wr(APIC_TPR, 0x35);
+	cr_assert_eq(lapic_cr8(&l), 3, "a TPR write shows in CR8");
+	lapic_set_cr8(&l, 2);
+	cr_assert_eq(rd(APIC_TPR), 0x20, "TPR[3:0] cleared");
+	lapic_set_cr8(&l, 0);
+	cr_assert_eq(rd(APIC_TPR), 0);
+	cr_assert_eq(lapic_cr8(&l), 0);
+}
+
+Test(lapic, cr8_moves_ppr_and_the_pending_vector)
+{
+	fake_sw_enable(&l);
+	lapic_accept(&l, 0x45, false);
+	cr_assert_eq(lapic_pending_vector(&l), 0x45);
+	lapic_set_cr8(&l, 5);
+	cr_assert_eq(rd(APIC_PPR), 0x50);
+	cr_assert_eq(lapic_pending_vector(&l), -1, "class 4 below CR8 5");
+	lapic_set_cr8(&l, 4);
+	cr_assert_eq(lapic_pending_vector(&l), -1, "class 4 not above CR8 4");
+	fake.kicks[0] = 0;
+	lapic_set_cr8(&l, 3);
+	cr_assert_eq(rd(APIC_PPR), 0x30);
+	cr_assert_eq(lapic_pending_vector(&l), 0x45, "lowering CR8 lets it in");
+	cr_assert_eq(fake.kicks[0], 1, "and says so");
+	take(0x45, false);
+	lapic_set_cr8(&l, 0);
+	cr_assert_eq(rd(APIC_PPR), 0x40, "PPR from ISRV once CR8 is below it");
+}
+
 Test(lapic, ppr_follows_isr)
 {
 	fake_sw_enable(&l);
@@ -389,4 +429,40 @@ Test(lapic, trace_reports_accesses)
 	rd(APIC_TPR);
 	wr(APIC_TPR, 0x10);
 	cr_assert_geq(fake.ntrace, 2);
+}
+
+/* --timeout's dump: the register page in KVM_GET_LAPIC's layout, in text */
+Test(lapic, dump_names_irr_isr_tmr_tpr_ppr_and_the_timer)
+{
+	uint8_t page[LAPIC_PAGE_SIZE];
+	char *text = NULL;
+	size_t len = 0;
+	uint32_t v;
+	FILE *f;
+
+	fake_sw_enable(&l);
+	take(0x41, false);			/* in service */
+	lapic_accept(&l, 0x41, false);		/* and requested again */
+	lapic_accept(&l, 0x81, true);		/* level: TMR */
+	wr(APIC_TPR, 0x30);
+	wr(APIC_TDCR, 0xb);
+	wr(APIC_LVT_TIMER, APIC_TIMER_PERIODIC | APIC_LVT_MASKED | 0x40);
+	wr(APIC_TMICT, 1000);
+	lapic_regs_page(&l, page);
+	memcpy(&v, page + APIC_TPR, 4);
+	cr_assert_eq(v, 0x30, "TPR at its xAPIC offset");
+	memcpy(&v, page + APIC_IRR + 0x40, 4);
+	cr_assert_eq(v, 1u << 1, "IRR word 4: 0x81");
+	f = open_memstream(&text, &len);
+	lapic_print_page(f, "  ", page);
+	fclose(f);
+	cr_assert(strstr(text, "  TPR 0x30 PPR 0x40 SVR 0x1ff "), "%s", text);
+	cr_assert(strstr(text, "\n  IRR 0x41 0x81\n"), "%s", text);
+	cr_assert(strstr(text, "\n  ISR 0x41\n"), "%s", text);
+	cr_assert(strstr(text, "\n  TMR 0x81\n"), "%s", text);
+	cr_assert(strstr(text, "LVT timer 0x00030040 "), "%s", text);
+	cr_assert(strstr(text, "timer periodic masked vector 0x40: TMICT 1000 "
+			  "TMCCT "), "%s", text);
+	cr_assert(strstr(text, "TDCR 0xb (divide by 1)\n"), "%s", text);
+	free(text);
 }

@@ -16,6 +16,7 @@
 
 #define MEM_MIN_MIB	4
 #define MEM_MAX_MIB	(64 * 1024)
+#define TIMEOUT_MAX_S	1000000u	/* 11.5 days */
 
 static void usage(FILE *f)
 {
@@ -57,6 +58,10 @@ static void usage(FILE *f)
 "      --trace LIST        decoded events on stderr; LIST: a comma-separated\n"
 "                          list of lapic (user irqchip), ioapic, pit, pic\n"
 "                          (user and split irqchip)\n"
+"      --timeout SECONDS   stop a guest that has not ended after SECONDS\n"
+"                          (1-%u; default: no limit): status 18, and each\n"
+"                          vCPU's LAPIC state (IRR, ISR, TMR, TPR, PPR,\n"
+"                          LVTs, timer) on stderr\n"
 "      --stats             print the exit table on stderr at exit\n"
 "      --stats-json FILE   write the exit counters as JSON to FILE\n"
 "  -h, --help              this text\n"
@@ -65,8 +70,10 @@ static void usage(FILE *f)
 "Exit status: the guest's (irqlab power-off port), (V<<1)|1 for a write of V\n"
 "to isa-debug-exit (0xf4), or: 2 bad usage, 4 bad kernel image, 6 KVM/host\n"
 "failure, 8 guest triple fault, 10 KVM internal error, 12 entry failure,\n"
-"14 unhandled exit, 16 guest halted for good.  docs/VMM.md has the details.\n",
-		VMM_MAX_CPUS, MEM_MIN_MIB, MEM_MAX_MIB, VMM_MAX_MODULES);
+"14 unhandled exit, 16 guest halted for good, 18 --timeout ran out.\n"
+"docs/VMM.md has the details.\n",
+		VMM_MAX_CPUS, MEM_MIN_MIB, MEM_MAX_MIB, VMM_MAX_MODULES,
+		TIMEOUT_MAX_S);
 }
 
 static void bad_usage(const char *fmt, const char *arg)
@@ -107,6 +114,7 @@ enum {
 	OPT_TRACE,
 	OPT_IOAPIC,
 	OPT_CPUID_FREQ,
+	OPT_TIMEOUT,
 };
 
 static const struct option options[] = {
@@ -124,6 +132,7 @@ static const struct option options[] = {
 	{ "trace", required_argument, NULL, OPT_TRACE },
 	{ "ioapic", required_argument, NULL, OPT_IOAPIC },
 	{ "cpuid-freq", required_argument, NULL, OPT_CPUID_FREQ },
+	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 	{ "stats", no_argument, NULL, OPT_STATS },
 	{ "stats-json", required_argument, NULL, OPT_STATS_JSON },
 	{ "help", no_argument, NULL, 'h' },
@@ -250,6 +259,10 @@ void cli_parse(int argc, char **argv, struct vmm_config *cfg)
 			break;
 		case OPT_TRACE:
 			cfg->trace |= parse_trace(optarg);
+			break;
+		case OPT_TIMEOUT:
+			cfg->timeout_s = parse_num(optarg, 1, TIMEOUT_MAX_S,
+				"--timeout must be whole seconds from 1 to 1000000, not '%s'");
 			break;
 		case OPT_STATS:
 			cfg->stats = true;

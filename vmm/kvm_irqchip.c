@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 
+#include "hw/apic.h"
 #include "kvm_int.h"
 #include "util.h"
 #include "vm.h"
@@ -150,6 +151,38 @@ void kvm_inject_nmi(struct vcpu *v)
 		die(EXIT_HOST, "vcpu%d: KVM_NMI: %s", v->id, strerror(errno));
 }
 
+/* api.rst, KVM_GET_VCPU_EVENTS: is KVM's NMI ahead of a KVM_INTERRUPT? */
+bool kvm_nmi_ahead(struct vcpu *v)
+{
+	struct kvm_vcpu_events ev;
+
+	if (ioctl(v->fd, KVM_GET_VCPU_EVENTS, &ev) < 0)
+		die(EXIT_HOST, "vcpu%d: KVM_GET_VCPU_EVENTS: %s", v->id,
+		    strerror(errno));
+	return irq_nmi_ahead(&ev);
+}
+
+/*
+ * --irqchip=user, an INIT (SDM 11.4.7.3, 9.1.1): no NMI pending, being
+ * delivered or blocking, and no KVM_INTERRUPT vector, survive it (what
+ * KVM's own kvm_vcpu_reset() clears).  api.rst, KVM_SET_VCPU_EVENTS:
+ * nmi.pending is taken only with KVM_VCPUEVENT_VALID_NMI_PENDING.
+ */
+void kvm_init_events(struct vcpu *v)
+{
+	struct kvm_vcpu_events ev;
+
+	if (ioctl(v->fd, KVM_GET_VCPU_EVENTS, &ev) < 0)
+		die(EXIT_HOST, "vcpu%d: KVM_GET_VCPU_EVENTS: %s", v->id,
+		    strerror(errno));
+	ev.nmi.pending = ev.nmi.injected = ev.nmi.masked = 0;
+	ev.interrupt.injected = 0;
+	ev.flags = KVM_VCPUEVENT_VALID_NMI_PENDING;
+	if (ioctl(v->fd, KVM_SET_VCPU_EVENTS, &ev) < 0)
+		die(EXIT_HOST, "vcpu%d: KVM_SET_VCPU_EVENTS: %s", v->id,
+		    strerror(errno));
+}
+
 /*
  * --irqchip=kernel: set input @gsi of KVM's interrupt controllers
  * (kvm_pc_routing(): ISA IRQ n is GSI n; GSI 0 is IOAPIC pin 2).
@@ -176,4 +209,93 @@ void kvm_testdev_init(struct vm *vm)
 	machine_add(&vm->pio, &(struct bus_dev){ "testdev", TESTDEV_IRQ_BASE,
 		TESTDEV_NR_LINES, &vm->testdev, testdev_bus_read,
 		testdev_bus_write });
+}
+
+/* ---- --timeout: every vCPU's LAPIC, the threads stopped ---- */
+
+static uint64_t kvm_get_msr(struct vcpu *v, uint32_t index)
+{
+	struct {
+		struct kvm_msrs h;
+		struct kvm_msr_entry e;
+	} m = { .h.nmsrs = 1, .e.index = index };
+
+	return ioctl(v->fd, KVM_GET_MSRS, &m) == 1 ? m.e.data : 0;
+}
+
+/* api.rst: the register page of KVM's LAPIC (split, kernel), else the
+ * model's under apic_lock; the state, base and TSC deadline with it */
+static int dump_page(struct vcpu *v, enum vcpu_state was, uint8_t *page,
+		     uint64_t *base, uint64_t *tscd, const char **state)
+{
+	static const char *const vstate[] = {
+		[VCPU_PARKED] = "waiting for a SIPI", [VCPU_RUNNING] = "running",
+		[VCPU_HALTED] = "halted (HLT)", [VCPU_DONE] = "stopped",
+	};
+	static const char *const mp[] = {
+		[KVM_MP_STATE_RUNNABLE] = "running",
+		[KVM_MP_STATE_UNINITIALIZED] = "waiting for INIT and SIPI",
+		[KVM_MP_STATE_INIT_RECEIVED] = "waiting for a SIPI",
+		[KVM_MP_STATE_HALTED] = "halted (HLT)",
+		[KVM_MP_STATE_SIPI_RECEIVED] = "SIPI received",
+	};
+	struct kvm_lapic_state ls;
+	struct kvm_mp_state m;
+
+	if (v->vm->cfg->irqchip == IRQCHIP_USER) {
+		pthread_mutex_lock(&v->vm->apic_lock);
+		lapic_regs_page(&v->irq.lapic, page);
+		*base = lapic_base(&v->irq.lapic);
+		*tscd = v->irq.lapic.tsc_deadline;
+		pthread_mutex_unlock(&v->vm->apic_lock);
+		*state = vstate[was];
+		return 0;
+	}
+	if (ioctl(v->fd, KVM_GET_LAPIC, &ls) < 0)
+		return -1;
+	memcpy(page, ls.regs, LAPIC_PAGE_SIZE);
+	*base = kvm_get_msr(v, MSR_IA32_APIC_BASE);
+	*tscd = kvm_get_msr(v, MSR_IA32_TSC_DEADLINE);
+	*state = !ioctl(v->fd, KVM_GET_MP_STATE, &m) &&
+		 m.mp_state < ARRAY_SIZE(mp) && mp[m.mp_state] ?
+		 mp[m.mp_state] : "in an unknown state";
+	return 0;
+}
+
+static void dump_one(struct vcpu *v, enum vcpu_state was)
+{
+	uint8_t page[LAPIC_PAGE_SIZE];
+	struct kvm_vcpu_events ev;
+	struct kvm_regs r;
+	uint64_t base, tscd;
+	const char *state;
+
+	if (dump_page(v, was, page, &base, &tscd, &state) ||
+	    ioctl(v->fd, KVM_GET_REGS, &r) < 0 ||
+	    ioctl(v->fd, KVM_GET_VCPU_EVENTS, &ev) < 0) {
+		fprintf(stderr, "irqlab-vmm: vcpu%d: (state unavailable: %s)\n",
+			v->id, strerror(errno));
+		return;
+	}
+	fprintf(stderr, "irqlab-vmm: vcpu%d: %s, RIP 0x%llx RFLAGS 0x%llx "
+		"(IF=%d), IA32_APIC_BASE 0x%llx (%s)\n", v->id, state,
+		r.rip, r.rflags, !!(r.rflags & 0x200),
+		(unsigned long long)base, !(base & APIC_BASE_EN) ? "disabled" :
+		base & APIC_BASE_EXTD ? "x2APIC" : "xAPIC");
+	lapic_print_page(stderr, "  ", page);
+	fprintf(stderr, "  TSC deadline 0x%llx; NMI in KVM: pending %u injected "
+		"%u masked %u", (unsigned long long)tscd, ev.nmi.pending,
+		ev.nmi.injected, ev.nmi.masked);
+	if (v->vm->cfg->irqchip == IRQCHIP_USER)
+		fprintf(stderr, "; NMIs not yet given to KVM %u",
+			__atomic_load_n(&v->irq.nmi, __ATOMIC_RELAXED));
+	fputc('\n', stderr);
+}
+
+void kvm_dump_lapics(struct vm *vm, const enum vcpu_state *was)
+{
+	unsigned i;
+
+	for (i = 0; i < vm->nr_vcpus; i++)
+		dump_one(&vm->vcpus[i], was[i]);
 }

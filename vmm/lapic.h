@@ -11,12 +11,14 @@
  *   lapic_regs.c   the register file: xAPIC MMIO and x2APIC MSR decode, ICR
  *   lapic_timer.c  the APIC timer: one-shot, periodic, TSC-deadline
  *   apic_bus.c     destinations and lowest-priority arbitration
+ *   lapic_dump.c   the register page in text (--timeout)
  */
 #ifndef VMM_LAPIC_H
 #define VMM_LAPIC_H
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /* LVTs: CMCI, timer, thermal, perf, LINT0, LINT1, error */
 #define LAPIC_NR_LVT		7
@@ -61,7 +63,8 @@ struct lapic_caps {
 	bool x2apic;
 	/* non-zero, with ops->tsc: TSC-deadline mode, CPUID.1:ECX[24] */
 	uint64_t tsc_khz;
-	/* MAXPHYADDR: the IA32_APIC_BASE bits above are reserved (52) */
+	/* MAXPHYADDR of the guest's CPUID (CPUID.80000008H:EAX[7:0]): the
+	 * IA32_APIC_BASE bits at and above it are reserved (0: 52) */
 	unsigned phys_bits;
 };
 
@@ -132,11 +135,22 @@ void lapic_accept(struct lapic *l, uint8_t vector, bool level);
 int lapic_pending_vector(const struct lapic *l);
 /* @vector was injected: IRR -> ISR. */
 void lapic_ack(struct lapic *l, uint8_t vector);
+/* SDM 11.8.6.1: CR8 is TPR[7:4]; a MOV to CR8 clears TPR[3:0] */
+uint8_t lapic_cr8(const struct lapic *l);
+void lapic_set_cr8(struct lapic *l, uint64_t cr8);
 uint8_t lapic_ppr(const struct lapic *l);
 uint8_t lapic_apr(const struct lapic *l);
 uint32_t lapic_tmr_word(const struct lapic *l, unsigned i);
 /* The host timer armed through ops->timer_arm fired. */
 void lapic_timer_expired(struct lapic *l);
+
+/* State dumps (--timeout): the register page, as KVM_GET_LAPIC's */
+#define LAPIC_PAGE_SIZE	0x400
+void lapic_regs_page(const struct lapic *l, uint8_t page[LAPIC_PAGE_SIZE]);
+/* lapic_dump.c: the page's IRR, ISR, TMR, TPR, PPR, LVTs and timer, in
+ * lines of text, each after @indent (pure: from the page alone) */
+void lapic_print_page(FILE *f, const char *indent,
+		      const uint8_t page[LAPIC_PAGE_SIZE]);
 
 /* Destination routing (SDM 11.6.2, 11.12.10) */
 bool lapic_match_dest(const struct lapic *l, uint32_t dest, bool logical);

@@ -5,6 +5,8 @@
  * 0x800-0x8ff (SDM table 11-6, MSR = 0x800 + offset / 16).  Both decode
  * to one register offset; reg_access() says what each mode allows.
  */
+#include <string.h>
+
 #include "lapic_int.h"
 
 #define ACC_R	1
@@ -188,6 +190,22 @@ static uint32_t reg_read(const struct lapic *l, uint32_t reg)
 		return l->tdcr;
 	default:			/* EOI, RRD (no remote read) */
 		return 0;
+	}
+}
+
+/*
+ * The register file as KVM_GET_LAPIC gives it (struct kvm_lapic_state):
+ * each register's 32 bits at its xAPIC offset in a 1 KiB page, whatever
+ * the mode, so one printer serves both (lapic_print_page()).
+ */
+void lapic_regs_page(const struct lapic *l, uint8_t page[LAPIC_PAGE_SIZE])
+{
+	uint32_t reg, v;
+
+	for (reg = 0; reg < LAPIC_PAGE_SIZE; reg += 0x10) {
+		v = reg_read(l, reg);
+		memcpy(page + reg, &v, 4);
+		memset(page + reg + 4, 0, 12);
 	}
 }
 

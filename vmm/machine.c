@@ -144,7 +144,7 @@ bool vm_stopping(struct vm *vm)
  * Any vCPU may end the VM.  The first status wins; the main thread, which
  * waits in sigwait(), is woken with SIGUSR2 and tears everything down.
  */
-void vm_poweroff(struct vm *vm, int status)
+bool vm_poweroff(struct vm *vm, int status)
 {
 	bool first;
 
@@ -158,4 +158,5 @@ void vm_poweroff(struct vm *vm, int status)
 	pthread_mutex_unlock(&vm->lock);
 	if (first)
 		pthread_kill(vm->main_thread, SIGUSR2);
+	return first;
 }

@@ -170,11 +170,69 @@ static sigset_t main_signals(void)
 	return set;
 }
 
+/*
+ * Wait for the end: SIGUSR2 from a vCPU's vm_poweroff(), SIGINT or
+ * SIGTERM; or, with --timeout, the time running out: 0.
+ */
+static int wait_end(struct vm *vm, const sigset_t *set)
+{
+	uint64_t t, end = 0;
+	struct timespec ts;
+	int sig;
+
+	if (vm->cfg->timeout_s)
+		end = now_ns() + vm->cfg->timeout_s * 1000000000ull;
+	for (;;) {
+		if (!end) {
+			if (sigwait(set, &sig))
+				sig = SIGTERM;
+		} else {
+			t = now_ns();
+			if (t >= end)
+				return 0;
+			ts.tv_sec = (end - t) / 1000000000ull;
+			ts.tv_nsec = (end - t) % 1000000000ull;
+			sig = sigtimedwait(set, NULL, &ts);
+			if (sig < 0 && errno == EAGAIN)
+				return 0;
+			if (sig < 0)
+				continue;	/* EINTR */
+		}
+		if (sig != SIGUSR2 || vm_stopping(vm))
+			return sig;
+	}
+}
+
+/* --timeout ran out: stop the VM, each vCPU's state in @was first.
+ * False if the guest ended by itself meanwhile. */
+static bool timeout_stop(struct vm *vm, enum vcpu_state *was)
+{
+	unsigned i;
+
+	pthread_mutex_lock(&vm->lock);
+	for (i = 0; i < vm->nr_vcpus; i++)
+		was[i] = vm->vcpus[i].state;
+	pthread_mutex_unlock(&vm->lock);
+	return vm_poweroff(vm, EXIT_TIMEOUT);
+}
+
+/* ... and, the vCPUs stopped, say so and show where each one waits */
+static void timeout_report(struct vm *vm, const enum vcpu_state *was)
+{
+	fflush(stdout);
+	warn("--timeout %u: the guest has not ended after %u s: stopped "
+	     "(status %d); each vCPU's LAPIC follows", vm->cfg->timeout_s,
+	     vm->cfg->timeout_s, EXIT_TIMEOUT);
+	kvm_dump_lapics(vm, was);
+}
+
 int main(int argc, char **argv)
 {
 	static struct vm vm;
 	static struct vmm_config cfg;
+	static enum vcpu_state was[VMM_MAX_CPUS];
 	struct boot_entry entry;
+	bool timed_out;
 	FILE *json = NULL;
 	sigset_t set;
 	unsigned i;
@@ -227,16 +285,16 @@ int main(int argc, char **argv)
 	for (i = 0; i < vm.nr_vcpus; i++)
 		vcpu_release(&vm.vcpus[i]);
 
-	do {
-		if (sigwait(&set, &sig))
-			sig = SIGTERM;
-	} while (sig == SIGUSR2 && !vm_stopping(&vm));
-	if (sig != SIGUSR2) {
+	sig = wait_end(&vm, &set);
+	timed_out = !sig && timeout_stop(&vm, was);
+	if (sig && sig != SIGUSR2) {
 		fflush(stdout);
 		warn("%s: stopping the guest", strsignal(sig));
 		vm_poweroff(&vm, 128 + sig);
 	}
 	vcpus_stop(&vm);
+	if (timed_out)
+		timeout_report(&vm, was);
 	report(&vm, json);
 	return vm.exit_status;
 }

@@ -90,6 +90,7 @@ struct vmm_config {
 	enum cpuid_freq cpuid_freq;		/* --cpuid-freq */
 	bool stats;
 	const char *stats_json;
+	unsigned timeout_s;	/* --timeout: 0 for none */
 };
 
 #define TRACE_LAPIC	(1u << 0)
@@ -161,6 +162,7 @@ struct vm {
 	bool x2apic_ok;		/* x2APIC offered to the guest */
 	bool tsc_deadline_ok;	/* TSC-deadline mode offered */
 	uint32_t tsc_khz;	/* KVM_GET_TSC_KHZ */
+	unsigned phys_bits;	/* MAXPHYADDR of the guest's CPUID */
 	unsigned smi_warned;
 	uint32_t rendezvous;	/* --ioapic=naive: vCPUs must stay out */
 
@@ -186,7 +188,8 @@ struct vm {
 /* machine.c: devices and the bus map */
 void machine_init(struct vm *vm);
 void machine_add(struct bus *bus, const struct bus_dev *d);
-void vm_poweroff(struct vm *vm, int status);
+/* stop the VM with @status; false if it was stopping already */
+bool vm_poweroff(struct vm *vm, int status);
 bool vm_stopping(struct vm *vm);
 const char *machine_port_name(void *vm, uint16_t port);
 void machine_mmio_name(void *vm, uint64_t addr, char *buf, size_t len);
@@ -235,6 +238,11 @@ void kvm_dump_vcpu(struct vcpu *v, const char *why);
 void kvm_set_sipi_state(struct vcpu *v, uint8_t vector);
 void kvm_inject_irq(struct vcpu *v, int vector);
 void kvm_inject_nmi(struct vcpu *v);
+bool kvm_nmi_ahead(struct vcpu *v);	/* irq_nmi_ahead() of KVM's state */
+void kvm_init_events(struct vcpu *v);	/* INIT: drop KVM's NMI, interrupt */
+/* each vCPU's LAPIC state on stderr, the vCPU threads stopped (--timeout);
+ * @was: each vCPU's state before they were stopped */
+void kvm_dump_lapics(struct vm *vm, const enum vcpu_state *was);
 void kvm_inject_extint(struct vcpu *v, int vector);	/* split */
 void kvm_irq_line(struct vm *vm, unsigned gsi, int level);
 void kvm_testdev_init(struct vm *vm);	/* --irqchip=kernel */

@@ -24,6 +24,8 @@ expect() {
 }
 
 $VMM --help | grep -q -- '--stats-json' || { echo "FAIL: --help"; fails=$((fails + 1)); }
+$VMM --help | grep -q -- '--timeout SECONDS' || { echo "FAIL: --help: no --timeout"; fails=$((fails + 1)); }
+$VMM --help | grep -q -- '18 --timeout ran out' || { echo "FAIL: --help: no status 18"; fails=$((fails + 1)); }
 $VMM --version | grep -q '^irqlab-vmm ' || { echo "FAIL: --version"; fails=$((fails + 1)); }
 
 expect 2 'no KERNEL given' -- $VMM
@@ -38,6 +40,13 @@ expect 2 "--trace: unknown class 'pci'" -- $VMM --trace=pit,pci $K
 expect 2 "one KERNEL only" -- $VMM $K $K
 expect 2 "--halt-poll must be microseconds from 0 to 10000, not '10001'" -- $VMM --halt-poll 10001 $K
 expect 2 "--halt-poll is for --irqchip=user" -- $VMM --halt-poll 50 --irqchip=split $K
+expect 2 "--timeout must be whole seconds from 1 to 1000000, not '0'" -- $VMM --timeout 0 $K
+expect 2 "--timeout must be whole seconds from 1 to 1000000, not '1000001'" -- $VMM --timeout 1000001 $K
+expect 2 "--timeout must be whole seconds from 1 to 1000000, not '2s'" -- $VMM --timeout 2s $K
+expect 2 "--timeout must be whole seconds from 1 to 1000000, not '-1'" -- $VMM --timeout=-1 $K
+expect 2 "--timeout must be whole seconds from 1 to 1000000, not '1.5'" -- $VMM --timeout 1.5 $K
+expect 2 "--timeout must be whole seconds from 1 to 1000000, not ''" -- $VMM --timeout= $K
+expect 2 "option '--timeout' needs an argument" -- $VMM $K --timeout
 expect 2 "stats-json /nonexistent/x.json" -- $VMM --stats-json /nonexistent/x.json $K
 expect 4 "kernel /nonexistent: No such file" -- $VMM /nonexistent
 expect 4 "not a regular file" -- $VMM /tmp
