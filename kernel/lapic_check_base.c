@@ -32,15 +32,16 @@
 
 #define EN		APIC_BASE_EN
 #define EXTD		APIC_BASE_EXTD
-#define RELOC		0xfef00000ull	/* no device there on irqlab or QEMU,
-					 * inside entry.S's uncached map */
+/* where the xAPIC page moves: no device there on irqlab or QEMU, and
+ * inside entry.S's uncached map */
+#define RELOC		0xfef00000ull
 #define MSR_X2APIC_ID	X2APIC_MSR(APIC_ID)
 #define MSR_X2APIC_LDR	X2APIC_MSR(APIC_LDR)
 
 /* What the boot set up, put back by restore(). */
 static struct {
 	uint64_t base;		/* IA32_APIC_BASE */
-	uint64_t addr;		/* its address and BSP flag: EN = EXTD = 0 */
+	uint64_t addr;		/* its address and BSP flag, EN = EXTD = 0 */
 	uint32_t id;		/* initial APIC ID (x2APIC: 32 bits) */
 	uint32_t lvr;
 	uint32_t ldr, dfr;	/* xAPIC mode only */
@@ -131,8 +132,8 @@ static int restore(void)
 
 	r = goto_base(boot.base);
 	if (r)
-		lc_step("base", "restore", LC_FAIL, "IA32_APIC_BASE reads 0x%lx, "
-			"not the boot's 0x%lx", apic_base(), boot.base);
+		lc_step("base", "restore", LC_FAIL, "IA32_APIC_BASE reads "
+			"0x%lx, not the boot's 0x%lx", apic_base(), boot.base);
 	lapic_init_ap();
 	if (lapic_mode() == LAPIC_XAPIC) {
 		lapic_write(APIC_DFR, boot.dfr);
@@ -165,7 +166,8 @@ static void check_reserved(void)
 	unsigned maxphy = maxphyaddr();
 
 	if (maxphy < 64)
-		expect_gp("bit MAXPHYADDR set: #GP", boot.base | 1ull << maxphy);
+		expect_gp("bit MAXPHYADDR set: #GP",
+			  boot.base | 1ull << maxphy);
 	expect_gp("reserved bit 0: #GP", boot.base | 1);
 	expect_gp("reserved bit 9: #GP", boot.base | 1ull << 9);
 }
@@ -220,8 +222,8 @@ static int relocate(void)
 	lc_rule("base", "relocate: not at the old base",
 		lvr_old != boot.lvr && tpr_old == 0x30,
 		"at 0x%llx: LVR reads 0x%x; TPR at the new base 0x%x after "
-		"writing 0x20 at the old (want 0x30)", here & APIC_BASE_ADDR_MASK,
-		lvr_old, tpr_old);
+		"writing 0x20 at the old (want 0x30)",
+		here & APIC_BASE_ADDR_MASK, lvr_old, tpr_old);
 	if (move("relocate back", here))
 		return goto_base(here);
 	lvr = old[APIC_LVR / 4];
@@ -422,8 +424,8 @@ void lapic_check_id(void)
 	if (goto_base(boot.addr | EN) == 0)
 		xapic_id();
 	else
-		lc_step("id", "xAPIC ID writable", LC_FAIL, "cannot reach xAPIC "
-			"mode: IA32_APIC_BASE reads 0x%lx", apic_base());
+		lc_step("id", "xAPIC ID writable", LC_FAIL, "cannot reach "
+			"xAPIC mode: IA32_APIC_BASE reads 0x%lx", apic_base());
 	if (!boot.has_x2apic)
 		lc_step("id", "x2APIC ID read-only: #GP", LC_SKIP, "no x2APIC "
 			"(CPUID.1:ECX[21] clear)");

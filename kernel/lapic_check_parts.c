@@ -12,4 +12,3 @@
 NOT_YET(lapic_check_tpr, "tpr")
 NOT_YET(lapic_check_nmi, "nmi")
 NOT_YET(lapic_check_window, "window")
-NOT_YET(lapic_check_dest, "dest")

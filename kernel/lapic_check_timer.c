@@ -31,10 +31,10 @@
 #include "smp.h"
 #include "x86.h"
 
-#define VEC		VEC_TIMER_CHECK	/* check=timer's; never both at once */
+#define VEC		VEC_TIMER_CHECK	/* check=timer's: never both at once */
 #define TDCR_DIV1	0xb		/* SDM figure 11-10: divide by 1 */
-#define PERIOD_US	10000		/* the counts the mode changes watch */
-#define ARM_US		10000		/* how far ahead a disarmed timer was */
+#define PERIOD_US	10000		/* the mode changes' counts */
+#define ARM_US		10000		/* a disarmed timer's distance */
 #define TRIES		3
 #define CPUID_1_ECX_TSC_DEADLINE (1u << 24)
 
@@ -146,7 +146,8 @@ static void mode_change(void)
 
 	lapic_write(APIC_TDCR, TDCR_DIV1);
 	c = c1 = 0;
-	for (t = 0; t < TRIES && !c1; t++) {	/* c1 = 0: it ran out first */
+	/* c1 = 0: it ran out before the change; try again */
+	for (t = 0; t < TRIES && !c1; t++) {
 		lvt(MASKED_ONESHOT);
 		lapic_write(APIC_TMICT, n);
 		if (wait_below(n / 2, 3 * PERIOD_US, &c))
