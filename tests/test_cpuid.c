@@ -122,3 +122,17 @@ Test(cpuid, parse)
 	cr_expect_eq(f, CPUID_FREQ_16);
 	cr_expect_eq(cpuid_freq_parse("yes", &f), -1);
 }
+
+/* SDM vol. 3A 4.1.4: MAXPHYADDR is CPUID.80000008H:EAX[7:0] */
+Test(cpuid, maxphyaddr_from_leaf_80000008)
+{
+	c->entries[c->nent++] = (struct kvm_cpuid_entry2){
+		.function = 0x80000000u, .eax = 0x80000008u };
+	c->entries[c->nent++] = (struct kvm_cpuid_entry2){
+		.function = 0x80000008u, .eax = 0x3030 };	/* 48 bits */
+	cr_expect_eq(cpuid_maxphyaddr(c), 48);
+	get(0x80000000u)->eax = 0x80000001u;	/* the leaf is past the max */
+	cr_expect_eq(cpuid_maxphyaddr(c), 32, "no PAE: 32");
+	get(1)->edx |= 1u << 6;
+	cr_expect_eq(cpuid_maxphyaddr(c), 36, "PAE without the leaf: 36");
+}

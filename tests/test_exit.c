@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hw/apic.h"
 #include "hw/irqlab.h"
 #include "hw/ports.h"
 #include "vm.h"
@@ -254,4 +255,62 @@ Test(exit, json_report_shape)
 	cr_assert(strstr(buf, "\"early\":{\"total\":2"), "%s", buf);
 	cr_assert(strstr(buf, "\"pio_in\":1"), "%s", buf);
 	free(buf);
+}
+
+/*
+ * --irqchip=user and CR8 (SDM 11.8.6.1; api.rst: kvm_run->cr8 is "in
+ * (pre_kvm_run), out (post_kvm_run)"), driven as vcpu.c drives it:
+ * irq_before_run() before KVM_RUN, irq_leave_guest() and exit_dispatch()
+ * after it.  KVM_EXIT_SET_TPR (VMX and SVM: the guest lowered CR8) must go
+ * round, not stop the VM as an unhandled exit.
+ */
+static void mmio_write32(struct vcpu *v, uint64_t gpa, uint32_t val)
+{
+	run->exit_reason = KVM_EXIT_MMIO;
+	run->mmio.phys_addr = gpa;
+	run->mmio.len = 4;
+	run->mmio.is_write = 1;
+	memcpy(run->mmio.data, &val, 4);
+	cr_assert_eq(exit_dispatch(v), EXIT_CONTINUE);
+}
+
+Test(exit, cr8_follows_the_tpr_both_ways)
+{
+	struct vcpu *v = &vcpus[0];
+	struct lapic *l = &v->irq.lapic;
+
+	irq_init(&vm);
+	mmio_write32(v, APIC_DEFAULT_BASE + APIC_SVR, 0x1ff);
+	lapic_accept(l, 0x45, false);
+	mmio_write32(v, APIC_DEFAULT_BASE + APIC_TPR, 0x5a);
+	run->ready_for_interrupt_injection = 1;
+	cr_assert_eq(irq_before_run(v), -1, "class 4 is held by TPR 0x5a");
+	cr_assert_eq(run->cr8, 5, "a TPR write shows in CR8 at the entry");
+
+	/* the guest lowers CR8 to 3: KVM_EXIT_SET_TPR on VMX and SVM */
+	run->cr8 = 3;
+	run->exit_reason = KVM_EXIT_SET_TPR;
+	irq_leave_guest(v);
+	cr_assert_eq(exit_dispatch(v), EXIT_CONTINUE, "SET_TPR goes round");
+	cr_assert_eq(l->tpr, 0x30, "MOV to CR8 writes TPR[7:4], clears [3:0]");
+	cr_assert_eq(v->stats.reason[IRQLAB_PHASE_EARLY][KVM_EXIT_SET_TPR], 1);
+	cr_assert_eq(irq_before_run(v), 0x45, "what the lower TPR lets in");
+	cr_assert_eq(run->cr8, 3);
+
+	/* a raise exits to nobody: it comes back with the next KVM_RUN's
+	 * return, an EINTR say, and holds the next vector back */
+	lapic_accept(l, 0x81, false);
+	run->cr8 = 0xf;
+	irq_leave_guest(v);
+	cr_assert_eq(l->tpr, 0xf0);
+	cr_assert_eq(lapic_ppr(l), 0xf0);
+	cr_assert_eq(irq_before_run(v), -1, "nothing above CR8 0xf");
+	cr_assert_eq(run->cr8, 0xf);
+
+	/* an unchanged CR8 leaves TPR[3:0] as the guest wrote it */
+	mmio_write32(v, APIC_DEFAULT_BASE + APIC_TPR, 0x27);
+	irq_before_run(v);
+	cr_assert_eq(run->cr8, 2);
+	irq_leave_guest(v);
+	cr_assert_eq(l->tpr, 0x27);
 }

@@ -240,6 +240,43 @@ Test(lapic, tpr_masks_by_class)
 	cr_assert_eq(rd(APIC_IRR + 0x10), (1u << 17), "0x31 still requested");
 }
 
+/* SDM 11.8.6.1: CR8[3:0] is TPR[7:4]; MOV to CR8 clears TPR[3:0] */
+Test(lapic, cr8_is_tpr_high_nibble)
+{
+	fake_sw_enable(&l);
+	lapic_set_cr8(&l, 0xf);
+	cr_assert_eq(rd(APIC_TPR), 0xf0, "MOV CR8, 0xf: TPR reads 0xf0");
+	cr_assert_eq(rd(APIC_PPR), 0xf0);
+	cr_assert_eq(lapic_cr8(&l), 0xf);
+	wr(APIC_TPR, 0x35);
+	cr_assert_eq(lapic_cr8(&l), 3, "a TPR write shows in CR8");
+	lapic_set_cr8(&l, 2);
+	cr_assert_eq(rd(APIC_TPR), 0x20, "TPR[3:0] cleared");
+	lapic_set_cr8(&l, 0);
+	cr_assert_eq(rd(APIC_TPR), 0);
+	cr_assert_eq(lapic_cr8(&l), 0);
+}
+
+Test(lapic, cr8_moves_ppr_and_the_pending_vector)
+{
+	fake_sw_enable(&l);
+	lapic_accept(&l, 0x45, false);
+	cr_assert_eq(lapic_pending_vector(&l), 0x45);
+	lapic_set_cr8(&l, 5);
+	cr_assert_eq(rd(APIC_PPR), 0x50);
+	cr_assert_eq(lapic_pending_vector(&l), -1, "class 4 below CR8 5");
+	lapic_set_cr8(&l, 4);
+	cr_assert_eq(lapic_pending_vector(&l), -1, "class 4 not above CR8 4");
+	fake.kicks[0] = 0;
+	lapic_set_cr8(&l, 3);
+	cr_assert_eq(rd(APIC_PPR), 0x30);
+	cr_assert_eq(lapic_pending_vector(&l), 0x45, "lowering CR8 lets it in");
+	cr_assert_eq(fake.kicks[0], 1, "and says so");
+	take(0x45, false);
+	lapic_set_cr8(&l, 0);
+	cr_assert_eq(rd(APIC_PPR), 0x40, "PPR from ISRV once CR8 is below it");
+}
+
 Test(lapic, ppr_follows_isr)
 {
 	fake_sw_enable(&l);

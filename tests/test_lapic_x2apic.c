@@ -108,6 +108,21 @@ Test(apic_base, gp_for_extd_without_x2apic)
 	cr_assert_eq(lapic_base(&l), (1ull << 38) | BASE | EN);
 }
 
+/* SDM 11.4.4: the base field stops at MAXPHYADDR; bits above reserved */
+Test(apic_base, gp_at_and_above_maxphyaddr_48)
+{
+	struct lapic_caps caps = { .x2apic = true, .phys_bits = 48 };
+	unsigned b;
+
+	lapic_set_caps(&l, &caps);
+	for (b = 48; b < 64; b++)
+		gp_write(MSR_IA32_APIC_BASE, BASE | EN | (1ull << b));
+	cr_assert_eq(lapic_base(&l), BASE | EN, "a #GP write moves nothing");
+	cr_assert(lapic_mmio_enabled(&l));
+	cr_assert_eq(wrbase((1ull << 47) | BASE | EN), 0, "bit 47 is address");
+	cr_assert_eq(lapic_base(&l), (1ull << 47) | BASE | EN);
+}
+
 Test(apic_base, bsp_flag_read_only)
 {
 	struct lapic bsp;

@@ -31,6 +31,19 @@ struct kvm_cpuid_entry2 *cpuid_find(struct kvm_cpuid2 *c, uint32_t function,
 	return NULL;
 }
 
+#define CPUID1_EDX_PAE	(1u << 6)
+
+unsigned cpuid_maxphyaddr(struct kvm_cpuid2 *c)
+{
+	struct kvm_cpuid_entry2 *ext = cpuid_find(c, 0x80000000u, 0);
+	struct kvm_cpuid_entry2 *e = cpuid_find(c, 0x80000008u, 0);
+	struct kvm_cpuid_entry2 *l1 = cpuid_find(c, 1, 0);
+
+	if (ext && ext->eax >= 0x80000008u && e && (e->eax & 0xff))
+		return e->eax & 0xff;
+	return l1 && (l1->edx & CPUID1_EDX_PAE) ? 36 : 32;
+}
+
 /* The entry for @function, index 0, added (all zero) if missing. */
 static struct kvm_cpuid_entry2 *leaf(struct kvm_cpuid2 *c, unsigned max,
 				     uint32_t function)

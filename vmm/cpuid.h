@@ -40,6 +40,13 @@ int cpuid_freq_parse(const char *s, enum cpuid_freq *f);
 int cpuid_set_freq(struct kvm_cpuid2 *c, unsigned max, enum cpuid_freq mode,
 		   uint32_t tsc_khz, uint64_t apic_hz);
 
+/*
+ * MAXPHYADDR as the guest's CPUID states it (SDM vol. 3A 4.1.4):
+ * CPUID.80000008H:EAX[7:0]; without that leaf, 36 if CPUID.01H:EDX.PAE,
+ * else 32.
+ */
+unsigned cpuid_maxphyaddr(struct kvm_cpuid2 *c);
+
 /* The entry for (@function, @index), or NULL. */
 struct kvm_cpuid_entry2 *cpuid_find(struct kvm_cpuid2 *c, uint32_t function,
 				    uint32_t index);

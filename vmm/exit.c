@@ -188,6 +188,13 @@ enum exit_action exit_dispatch(struct vcpu *v)
 	case KVM_EXIT_IRQ_WINDOW_OPEN:
 		count(v, reason, cls_win);
 		return EXIT_CONTINUE;
+	case KVM_EXIT_SET_TPR:
+		/* no LAPIC in KVM, and the guest lowered CR8 (VMX handle_cr,
+		 * SVM cr8_write_interception): irq_leave_guest() has taken
+		 * run->cr8 into the TPR, as after every KVM_RUN; go round, and
+		 * what the lower TPR lets in is injected before the entry */
+		count(v, reason, cls_other);
+		return EXIT_CONTINUE;
 	case KVM_EXIT_SHUTDOWN:
 	case KVM_EXIT_SYSTEM_EVENT:
 		count(v, reason, cls_other);

@@ -113,7 +113,12 @@ static void ops_timer_arm(void *ctx, int cpu, uint64_t deadline_ns)
 	timer_settime(v->irq.timer, TIMER_ABSTIME, &its, NULL);
 }
 
-/* Post a fixed interrupt to @t; NMI, INIT and SIPI are flags. */
+/*
+ * Post a fixed interrupt to @t; INIT and SIPI are flags.  NMIs are
+ * counted, not flagged: two sent close together (a self NMI and a remote
+ * one) are two NMIs, the second held while the first is handled (SDM
+ * 6.7.1); KVM keeps that latch (vcpu.c).
+ */
 static void irq_deliver(struct vm *vm, struct vcpu *t, int src,
 			const struct lapic_ipi *ipi)
 {
@@ -129,7 +134,7 @@ static void irq_deliver(struct vm *vm, struct vcpu *t, int src,
 			irq_notify(t, src);
 		break;
 	case APIC_ICR_DM_NMI:
-		__atomic_store_n(&t->irq.nmi, 1, __ATOMIC_SEQ_CST);
+		__atomic_add_fetch(&t->irq.nmi, 1, __ATOMIC_SEQ_CST);
 		irq_notify(t, src);
 		break;
 	case APIC_ICR_DM_INIT:
@@ -259,7 +264,7 @@ void irq_init(struct vm *vm)
 	struct lapic_caps caps = {
 		.x2apic = vm->x2apic_ok,
 		.tsc_khz = vm->tsc_deadline_ok ? vm->tsc_khz : 0,
-		.phys_bits = LAPIC_DEFAULT_PHYS_BITS,
+		.phys_bits = vm->phys_bits,
 	};
 	unsigned i;
 
@@ -405,6 +410,10 @@ int irq_before_run(struct vcpu *v)
 
 	irq_extint_seen(v);
 	irq_collect(v);
+	/* api.rst: with no LAPIC in KVM, kvm_run->cr8 is "in (pre_kvm_run)":
+	 * the guest's MOV from CR8 reads TPR[7:4] (SDM 11.8.6.1) */
+	v->irq.cr8_in = lapic_cr8(&v->irq.lapic);
+	run->cr8 = v->irq.cr8_in;
 	extint = irq_extint_waiting(v);
 	vec = lapic_pending_vector(&v->irq.lapic);
 	if (vec < 0 && !extint) {
@@ -429,10 +438,24 @@ int irq_before_run(struct vcpu *v)
 	return vec;
 }
 
-bool irq_take_nmi(struct vcpu *v)
+unsigned irq_take_nmi(struct vcpu *v)
 {
-	return __atomic_load_n(&v->irq.nmi, __ATOMIC_RELAXED) &&
-	       __atomic_exchange_n(&v->irq.nmi, 0, __ATOMIC_ACQ_REL);
+	if (!__atomic_load_n(&v->irq.nmi, __ATOMIC_RELAXED))
+		return 0;	/* the common case: no atomic RMW */
+	return __atomic_exchange_n(&v->irq.nmi, 0, __ATOMIC_ACQ_REL);
+}
+
+/*
+ * SDM 6.9: an NMI outranks a maskable interrupt.  KVM delivers a
+ * KVM_INTERRUPT vector as an event already being injected, before an NMI
+ * it holds, so none may go in while KVM's NMI is being injected, or is
+ * pending and not blocked.  One blocked by an NMI handler still running
+ * (masked: SDM 6.7.1, until its IRET) waits for that IRET, and a
+ * maskable interrupt may go before it, as on a CPU.
+ */
+bool irq_nmi_ahead(const struct kvm_vcpu_events *ev)
+{
+	return ev->nmi.injected || (ev->nmi.pending && !ev->nmi.masked);
 }
 
 /*
@@ -484,7 +507,23 @@ bool irq_enter_guest(struct vcpu *v)
 	return false;
 }
 
+/*
+ * api.rst: kvm_run->cr8 is "out (post_kvm_run)", on every return from
+ * KVM_RUN, an EINTR included.  A guest MOV to CR8 changed it: SDM
+ * 11.8.6.1, it writes TPR[7:4] and clears TPR[3:0].  On VMX and SVM only
+ * a lowering exits (KVM_EXIT_SET_TPR); a raise waits in KVM for the next
+ * exit, and kvm_pvm exits for neither.  A MOV that rewrote the value
+ * KVM_RUN was given cannot be seen, so TPR[3:0] then stays (docs/LAPIC.md).
+ */
 void irq_leave_guest(struct vcpu *v)
 {
+	uint8_t cr8 = v->run->cr8 & 0xf;
+
 	__atomic_store_n(&v->irq.mode, VCPU_MODE_OUTSIDE, __ATOMIC_RELAXED);
+	if (cr8 == v->irq.cr8_in)
+		return;		/* the common case: no lock */
+	v->irq.cr8_in = cr8;
+	pthread_mutex_lock(&v->vm->apic_lock);
+	lapic_set_cr8(&v->irq.lapic, cr8);
+	pthread_mutex_unlock(&v->vm->apic_lock);
 }

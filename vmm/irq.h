@@ -38,7 +38,8 @@ struct vcpu_irq {
 	struct pir pir;
 	uint32_t mode;		/* enum vcpu_mode */
 	uint32_t wake;		/* futex word: bumped by every wake */
-	uint32_t nmi;		/* an NMI is pending */
+	uint32_t nmi;		/* NMI messages not yet given to KVM: a count */
+	bool nmi_in_kvm;	/* a KVM_NMI may not be delivered yet (own thread) */
 	uint32_t init;		/* an INIT is pending */
 	uint32_t sipi;		/* 0x100 | vector: a start-up IPI latched */
 	uint32_t extint_kick;	/* look at the ExtINT inputs (irq_extint.c) */
@@ -46,6 +47,7 @@ struct vcpu_irq {
 	bool wait_sipi;		/* in wait-for-SIPI (SDM 8.4.2) */
 	bool halt_forever;	/* halted with nothing that could wake it */
 	bool base_changed;	/* IA32_APIC_BASE written: tell KVM */
+	uint8_t cr8_in;		/* run->cr8 as this thread gave it to KVM_RUN */
 	uint32_t ioapic_tmr[8];	/* IOAPIC level vectors for this CPU (isa.c) */
 	uint32_t eoi_level[8];	/* level EOIs for the IOAPIC, own thread */
 	timer_t timer;		/* the APIC timer's host timer */
@@ -59,6 +61,7 @@ struct vcpu_irq {
 
 struct vm;
 struct vcpu;
+struct kvm_vcpu_events;
 
 /* the start-up state one SIPI asks for */
 #define IRQ_SIPI_VALID	0x100u
@@ -74,13 +77,18 @@ int irq_msr(struct vcpu *v, uint32_t msr, bool write, uint64_t *val);
 /*
  * Before KVM_RUN: run due timers, fold the PIR and pick what to inject.
  * Returns the vector to inject with KVM_INTERRUPT (already moved IRR ->
- * ISR) or -1, and sets run->request_interrupt_window as needed.
+ * ISR) or -1, and sets run->request_interrupt_window as needed, and
+ * run->cr8 from the TPR.
  */
 int irq_before_run(struct vcpu *v);
-bool irq_take_nmi(struct vcpu *v);
+/* the NMI messages since the last call: each one counts (SDM 6.7.1) */
+unsigned irq_take_nmi(struct vcpu *v);
+/* SDM 6.9: with KVM's NMI state @ev, must a maskable interrupt wait? */
+bool irq_nmi_ahead(const struct kvm_vcpu_events *ev);
 bool irq_take_init(struct vcpu *v);
 /* enter KVM_RUN unless a request arrived: false means go round again */
 bool irq_enter_guest(struct vcpu *v);
+/* after KVM_RUN, whatever it returned: the guest's CR8 into the TPR */
 void irq_leave_guest(struct vcpu *v);
 /* Sleep until woken.  halt: a guest HLT; false when the VM stops. */
 bool irq_halt(struct vcpu *v);

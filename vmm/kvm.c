@@ -366,6 +366,9 @@ void kvm_create_vcpus(struct vm *vm)
 	unsigned i;
 
 	kvm_check_x2apic(vm, cpuid);
+	/* the guest's MAXPHYADDR bounds IA32_APIC_BASE (SDM 11.4.4), as it
+	 * bounds KVM's own copy, which kvm_sync_apic_base() writes */
+	vm->phys_bits = cpuid_maxphyaddr(cpuid);
 	for (i = 0; i < vm->nr_vcpus; i++)
 		kvm_create_vcpu(vm, i);
 	kvm_check_tsc(vm);

@@ -150,6 +150,38 @@ void kvm_inject_nmi(struct vcpu *v)
 		die(EXIT_HOST, "vcpu%d: KVM_NMI: %s", v->id, strerror(errno));
 }
 
+/* api.rst, KVM_GET_VCPU_EVENTS: is KVM's NMI ahead of a KVM_INTERRUPT? */
+bool kvm_nmi_ahead(struct vcpu *v)
+{
+	struct kvm_vcpu_events ev;
+
+	if (ioctl(v->fd, KVM_GET_VCPU_EVENTS, &ev) < 0)
+		die(EXIT_HOST, "vcpu%d: KVM_GET_VCPU_EVENTS: %s", v->id,
+		    strerror(errno));
+	return irq_nmi_ahead(&ev);
+}
+
+/*
+ * --irqchip=user, an INIT (SDM 11.4.7.3, 9.1.1): no NMI pending, being
+ * delivered or blocking, and no KVM_INTERRUPT vector, survive it (what
+ * KVM's own kvm_vcpu_reset() clears).  api.rst, KVM_SET_VCPU_EVENTS:
+ * nmi.pending is taken only with KVM_VCPUEVENT_VALID_NMI_PENDING.
+ */
+void kvm_init_events(struct vcpu *v)
+{
+	struct kvm_vcpu_events ev;
+
+	if (ioctl(v->fd, KVM_GET_VCPU_EVENTS, &ev) < 0)
+		die(EXIT_HOST, "vcpu%d: KVM_GET_VCPU_EVENTS: %s", v->id,
+		    strerror(errno));
+	ev.nmi.pending = ev.nmi.injected = ev.nmi.masked = 0;
+	ev.interrupt.injected = 0;
+	ev.flags = KVM_VCPUEVENT_VALID_NMI_PENDING;
+	if (ioctl(v->fd, KVM_SET_VCPU_EVENTS, &ev) < 0)
+		die(EXIT_HOST, "vcpu%d: KVM_SET_VCPU_EVENTS: %s", v->id,
+		    strerror(errno));
+}
+
 /*
  * --irqchip=kernel: set input @gsi of KVM's interrupt controllers
  * (kvm_pc_routing(): ISA IRQ n is GSI n; GSI 0 is IOAPIC pin 2).

@@ -295,6 +295,24 @@ void lapic_set_tpr(struct lapic *l, uint32_t tpr)
 }
 
 /*
+ * SDM 11.8.6.1, "Interaction of Task Priorities between CR8 and APIC":
+ * CR8[3:0] is TPR[7:4]; a MOV to CR8 writes TPR[7:4] and clears TPR[3:0],
+ * and a read of CR8 gives TPR[7:4].  CR8[63:4] are reserved (a MOV that
+ * sets them #GPs in the CPU, before the APIC sees it).
+ */
+uint8_t lapic_cr8(const struct lapic *l)
+{
+	return l->tpr >> 4;
+}
+
+void lapic_set_cr8(struct lapic *l, uint64_t cr8)
+{
+	lapic_trace(l, "CR8 = %#llx: TPR %#x", (unsigned long long)(cr8 & 0xf),
+		    (unsigned)(cr8 & 0xf) << 4);
+	lapic_set_tpr(l, (cr8 & 0xf) << 4);
+}
+
+/*
  * SDM 11.9: vector, APIC enable (bit 8) and focus checking (bit 9, kept
  * but without effect: there is no focus processor).  SDM 11.4.7.2:
  * software-disabling sets every LVT mask bit; re-enabling clears none.

@@ -61,7 +61,8 @@ struct lapic_caps {
 	bool x2apic;
 	/* non-zero, with ops->tsc: TSC-deadline mode, CPUID.1:ECX[24] */
 	uint64_t tsc_khz;
-	/* MAXPHYADDR: the IA32_APIC_BASE bits above are reserved (52) */
+	/* MAXPHYADDR of the guest's CPUID (CPUID.80000008H:EAX[7:0]): the
+	 * IA32_APIC_BASE bits at and above it are reserved (0: 52) */
 	unsigned phys_bits;
 };
 
@@ -132,6 +133,9 @@ void lapic_accept(struct lapic *l, uint8_t vector, bool level);
 int lapic_pending_vector(const struct lapic *l);
 /* @vector was injected: IRR -> ISR. */
 void lapic_ack(struct lapic *l, uint8_t vector);
+/* SDM 11.8.6.1: CR8 is TPR[7:4]; a MOV to CR8 clears TPR[3:0] */
+uint8_t lapic_cr8(const struct lapic *l);
+void lapic_set_cr8(struct lapic *l, uint64_t cr8);
 uint8_t lapic_ppr(const struct lapic *l);
 uint8_t lapic_apr(const struct lapic *l);
 uint32_t lapic_tmr_word(const struct lapic *l, unsigned i);

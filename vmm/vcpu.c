@@ -72,6 +72,34 @@ static bool vcpu_start_ap(struct vcpu *v)
 }
 
 /*
+ * --irqchip=user: the NMI messages into KVM, before the maskable
+ * interrupts.  One KVM_NMI per message: KVM's process_nmi() keeps one NMI
+ * in service and one pending (the latch of SDM 6.7.1) and drops the
+ * rest, so a third in one pass would change nothing.  While an NMI given
+ * to KVM may still be ahead (irq_nmi_ahead()), no KVM_INTERRUPT: the
+ * interrupt waits in IRR for the window instead (SDM 6.9).  KVM is asked
+ * only then, so the common entry makes no extra ioctl.
+ */
+static void vcpu_nmi(struct vcpu *v)
+{
+	struct kvm_run *run = v->run;
+	unsigned n = irq_take_nmi(v);
+
+	if (n) {
+		kvm_inject_nmi(v);
+		if (n > 1)
+			kvm_inject_nmi(v);
+		v->irq.nmi_in_kvm = true;
+	}
+	if (!v->irq.nmi_in_kvm || !run->ready_for_interrupt_injection)
+		return;
+	if (n || kvm_nmi_ahead(v))
+		run->ready_for_interrupt_injection = 0;	/* ask for the window */
+	else
+		v->irq.nmi_in_kvm = false;	/* delivered */
+}
+
+/*
  * --irqchip=user, before KVM_RUN.  False: not now (a request came in while
  * preparing, or the VM stops); the caller goes round again.
  */
@@ -89,6 +117,9 @@ static bool vcpu_prepare(struct vcpu *v)
 			vm_poweroff(v->vm, EXIT_GUEST_SHUTDOWN);
 			return false;
 		}
+		/* SDM 11.4.7.3: the NMIs and the interrupt KVM holds go too */
+		kvm_init_events(v);
+		v->irq.nmi_in_kvm = false;
 		if (!vcpu_start_ap(v))
 			return false;
 	}
@@ -97,8 +128,7 @@ static bool vcpu_prepare(struct vcpu *v)
 		kvm_sync_apic_base(v);
 	}
 	irq_rendezvous_wait(v);
-	if (irq_take_nmi(v))
-		kvm_inject_nmi(v);
+	vcpu_nmi(v);
 	vec = irq_before_run(v);
 	if (vec >= 0) {
 		kvm_inject_irq(v, vec);

@@ -161,6 +161,7 @@ struct vm {
 	bool x2apic_ok;		/* x2APIC offered to the guest */
 	bool tsc_deadline_ok;	/* TSC-deadline mode offered */
 	uint32_t tsc_khz;	/* KVM_GET_TSC_KHZ */
+	unsigned phys_bits;	/* MAXPHYADDR of the guest's CPUID */
 	unsigned smi_warned;
 	uint32_t rendezvous;	/* --ioapic=naive: vCPUs must stay out */
 
@@ -235,6 +236,8 @@ void kvm_dump_vcpu(struct vcpu *v, const char *why);
 void kvm_set_sipi_state(struct vcpu *v, uint8_t vector);
 void kvm_inject_irq(struct vcpu *v, int vector);
 void kvm_inject_nmi(struct vcpu *v);
+bool kvm_nmi_ahead(struct vcpu *v);	/* irq_nmi_ahead() of KVM's state */
+void kvm_init_events(struct vcpu *v);	/* INIT: drop KVM's NMI, interrupt */
 void kvm_inject_extint(struct vcpu *v, int vector);	/* split */
 void kvm_irq_line(struct vm *vm, unsigned gsi, int level);
 void kvm_testdev_init(struct vm *vm);	/* --irqchip=kernel */

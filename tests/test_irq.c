@@ -1,0 +1,99 @@
+// SPDX-License-Identifier: MIT
+/*
+ * --irqchip=user's wiring (vmm/irq.c) on a machine with no threads: NMI
+ * messages sent through the real ICR path are counted, not merged (SDM
+ * 6.7.1), an INIT drops them (SDM 11.4.7.3), and the rule that holds a
+ * maskable interrupt back behind KVM's NMI (SDM 6.9).
+ */
+#include <criterion/criterion.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hw/apic.h"
+#include "vm.h"
+
+static struct vm vm;
+static struct vmm_config cfg = { .irqchip = IRQCHIP_USER };
+static struct vcpu vcpus[2];
+static struct kvm_run runs[2];
+
+static void setup(void)
+{
+	unsigned i;
+
+	memset(&vm, 0, sizeof(vm));
+	memset(vcpus, 0, sizeof(vcpus));
+	memset(runs, 0, sizeof(runs));
+	vm.cfg = &cfg;
+	vm.nr_vcpus = 2;
+	vm.vcpus = vcpus;
+	vm.phys_bits = 48;
+	for (i = 0; i < 2; i++)
+		vcpus[i] = (struct vcpu){ .id = i, .run = &runs[i], .vm = &vm };
+	irq_init(&vm);
+}
+
+TestSuite(irq, .init = setup);
+
+/* an xAPIC ICR write by @from, as its MMIO exit does it */
+static void icr(unsigned from, uint32_t dest, uint32_t lo)
+{
+	uint64_t hi = dest << 24, v = lo;
+
+	cr_assert(irq_mmio(&vcpus[from], APIC_DEFAULT_BASE + APIC_ICR_HI, 4,
+			   true, &hi));
+	cr_assert(irq_mmio(&vcpus[from], APIC_DEFAULT_BASE + APIC_ICR_LO, 4,
+			   true, &v));
+}
+
+#define NMI	(APIC_ICR_DM_NMI | APIC_ICR_ASSERT)
+
+Test(irq, nmi_messages_are_counted_not_merged)
+{
+	cr_assert_eq(irq_take_nmi(&vcpus[1]), 0);
+	icr(0, 1, NMI);				/* a remote NMI */
+	icr(1, 0, NMI | APIC_ICR_DEST_SELF);	/* and a self NMI, close by */
+	cr_assert_eq(irq_take_nmi(&vcpus[1]), 2, "two NMIs, not one");
+	cr_assert_eq(irq_take_nmi(&vcpus[1]), 0, "taken once");
+	cr_assert_eq(irq_take_nmi(&vcpus[0]), 0, "none for the sender");
+	icr(0, 1, NMI);
+	cr_assert_eq(irq_take_nmi(&vcpus[1]), 1);
+}
+
+Test(irq, ioapic_nmi_counts_too)
+{
+	struct lapic_ipi m = { .delivery = APIC_ICR_DM_NMI };
+
+	irq_post(&vcpus[0], &m);
+	irq_post(&vcpus[0], &m);
+	cr_assert_eq(irq_take_nmi(&vcpus[0]), 2);
+}
+
+Test(irq, init_drops_pending_nmis)
+{
+	icr(0, 1, NMI);
+	icr(0, 1, NMI);
+	icr(0, 1, APIC_ICR_DM_INIT | APIC_ICR_ASSERT);
+	cr_assert(irq_take_init(&vcpus[1]));
+	cr_assert_eq(irq_take_nmi(&vcpus[1]), 0, "SDM 11.4.7.3: gone with INIT");
+	icr(0, 1, NMI);
+	cr_assert_eq(irq_take_nmi(&vcpus[1]), 1, "a later NMI still counts");
+}
+
+/* SDM 6.9: NMI before INTR; SDM 6.7.1: a blocked NMI waits for the IRET */
+Test(irq, nmi_ahead_of_a_maskable_interrupt)
+{
+	struct kvm_vcpu_events ev;
+
+	memset(&ev, 0, sizeof(ev));
+	cr_assert_not(irq_nmi_ahead(&ev), "no NMI: inject");
+	ev.nmi.pending = 1;
+	cr_assert(irq_nmi_ahead(&ev), "pending and deliverable: wait");
+	ev.nmi.masked = 1;
+	cr_assert_not(irq_nmi_ahead(&ev), "blocked by an NMI handler: "
+		      "the interrupt may go first, as on a CPU");
+	ev.nmi.pending = 0;
+	ev.nmi.injected = 1;
+	cr_assert(irq_nmi_ahead(&ev), "being delivered: wait");
+}
