@@ -125,14 +125,14 @@ static void save(void)
 
 /* The boot's mode (lapic_init_ap(): SVR enabled, TPR 0), then its
  * registers; 0, or -1 if IA32_APIC_BASE cannot be put back. */
-static int restore(void)
+static int restore(const char *part)
 {
 	unsigned i;
 	int r;
 
 	r = goto_base(boot.base);
 	if (r)
-		lc_step("base", "restore", LC_FAIL, "IA32_APIC_BASE reads "
+		lc_step(part, "restore", LC_FAIL, "IA32_APIC_BASE reads "
 			"0x%lx, not the boot's 0x%lx", apic_base(), boot.base);
 	lapic_init_ap();
 	if (lapic_mode() == LAPIC_XAPIC) {
@@ -380,7 +380,7 @@ void lapic_check_base(void)
 				apic_base());
 			break;
 		}
-	restore();
+	restore("base");
 }
 
 /* SDM 11.4.6: the xAPIC ID register is read/write; software may change
@@ -435,5 +435,5 @@ void lapic_check_id(void)
 		lc_step("id", "x2APIC ID read-only: #GP", LC_FAIL, "cannot "
 			"reach x2APIC mode: IA32_APIC_BASE reads 0x%lx",
 			apic_base());
-	restore();
+	restore("id");
 }
