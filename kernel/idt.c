@@ -83,10 +83,24 @@ void trap_dispatch(struct trap_frame *tf);
 
 extern const struct extable_entry __ex_table_start[], __ex_table_end[];
 
+/*
+ * The exceptions an instruction raises as a fault, with RIP still at it
+ * (SDM vol. 3 sec. 6.5, table 6-1): #DE #BR #UD #NM #TS #NP #SS #GP #PF
+ * #MF #AC #XM.  Not an NMI (2), whose saved RIP is merely the next
+ * instruction to run and may be a table entry's while it ran nothing
+ * wrong, nor the traps and aborts (#DB 1, #BP 3, #OF 4, #DF 8, #MC 18).
+ */
+#define EXTABLE_VECTORS	(1u << 0 | 1u << 5 | 1u << 6 | 1u << 7 | \
+			 1u << 10 | 1u << 11 | 1u << 12 | 1u << 13 | \
+			 1u << 14 | 1u << 16 | 1u << 17 | 1u << 19)
+
 int extable_fixup(struct trap_frame *tf)
 {
 	const struct extable_entry *e;
 
+	if (tf->vector >= NR_EXCEPTIONS ||
+	    !(EXTABLE_VECTORS & (1u << tf->vector)))
+		return 0;
 	for (e = __ex_table_start; e < __ex_table_end; e++)
 		if (e->insn == tf->rip) {
 			tf->rip = e->resume;
@@ -101,7 +115,7 @@ void trap_dispatch(struct trap_frame *tf)
 	void (*fn)(struct trap_frame *tf) = handlers[tf->vector & 0xff];
 
 	/* a fault an extable.h access expects: resume after it */
-	if (tf->vector < NR_EXCEPTIONS && extable_fixup(tf))
+	if (extable_fixup(tf))
 		return;
 	if (fn)
 		fn(tf);

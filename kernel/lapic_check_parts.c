@@ -12,7 +12,3 @@
 NOT_YET(lapic_check_tpr, "tpr")
 NOT_YET(lapic_check_nmi, "nmi")
 NOT_YET(lapic_check_window, "window")
-NOT_YET(lapic_check_base, "base")
-NOT_YET(lapic_check_id, "id")
-NOT_YET(lapic_check_timer, "timer")
-NOT_YET(lapic_check_dest, "dest")

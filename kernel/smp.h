@@ -17,6 +17,7 @@
 #define VEC_IOAPIC_CHECK_PIT	0xe2	/* ioapic_check.c: PIT channel 0 */
 #define VEC_PIC_CHECK		0x30	/* pic_check.c: the PIC's 16 vectors */
 #define VEC_PIC_CHECK_KICK	0xe3	/* pic_check.c: a self IPI */
+#define VEC_LAPIC_CHECK_DEST	0xe8	/* lapic_check_dest.c */
 
 #if IPI_VEC_CHECK + NR_CPUS > IPI_VEC_WAKE
 #error "the check vectors run into the wake-up vector"
