@@ -113,14 +113,14 @@ static void late(unsigned i, uint64_t after, uint64_t t0,
 			"right after it", VEC_AT, us, hits[i].rip, after);
 	else if (lc_first_exit(a, &hits[i].ex))
 		lc_step(PART, "lowered cr8", LC_HOST, "no exit at the MOV "
-			"(no KVM_EXIT_SET_TPR): 0x%x came %lu us after it, at "
-			"the first exit irqlab-vmm got (%s), RIP 0x%lx, not "
-			"0x%lx", VEC_AT, us, lc_exit_kind(a, &hits[i].ex),
+			"(no KVM_EXIT_SET_TPR): 0x%x came %lu us later at "
+			"irqlab-vmm's next exit (%s), RIP 0x%lx, not 0x%lx",
+			VEC_AT, us, lc_exit_kind(a, &hits[i].ex),
 			hits[i].rip, after);
 	else
 		lc_step(PART, "lowered cr8", LC_FAIL, "0x%x came %lu us after "
-			"the MOV at RIP 0x%lx, not 0x%lx right after it; %lu "
-			"exits to irqlab-vmm before it (LAPIC %s)", VEC_AT, us,
+			"the MOV at RIP 0x%lx, not 0x%lx right after it, after "
+			"%lu exits; LAPIC %s", VEC_AT, us,
 			hits[i].rip, after, hits[i].ex.all - a->all,
 			lc_apic_owner_name());
 }

@@ -79,8 +79,10 @@ static void line(unsigned n, int level)
 /* Edge-triggered, fixed, to the BSP, unmasked. */
 static void program(int pin, unsigned vec)
 {
-	ioapic_rte_write((unsigned)pin, ((uint64_t)cpus[0].apic_id << 56) |
-			 vec | IOAPIC_RTE_MASKED);
+	uint64_t dest = (uint64_t)cpus[0].apic_id <<
+			(32 + IOAPIC_RTE_DEST_SHIFT);
+
+	ioapic_rte_write((unsigned)pin, dest | vec | IOAPIC_RTE_MASKED);
 	ioapic_unmask((unsigned)pin);
 }
 
@@ -139,16 +141,15 @@ static void late(const char *step, unsigned i, uint64_t want, uint64_t t0,
 			"us after the STI, at RIP 0x%lx, not 0x%lx",
 			hits[i].vec, us, hits[i].rip, want);
 	else if (lc_first_exit(before, &hits[i].in))
-		lc_step(PART, step, LC_HOST, "no exit when the window opened: "
-			"0x%x came %lu us after the STI, at the first exit "
-			"irqlab-vmm got after it (%s), RIP 0x%lx, not 0x%lx",
+		lc_step(PART, step, LC_HOST, "window opened late: 0x%x came "
+			"%lu us after the STI at irqlab-vmm's next exit (%s), "
+			"RIP 0x%lx, not 0x%lx",
 			hits[i].vec, us, lc_exit_kind(before, &hits[i].in),
 			hits[i].rip, want);
 	else
 		lc_step(PART, step, LC_FAIL, "0x%x came %lu us after the STI "
-			"at RIP 0x%lx, not 0x%lx; %lu exits to irqlab-vmm "
-			"before it, %lu of them interrupt-window exits (LAPIC "
-			"%s)", hits[i].vec, us, hits[i].rip, want,
+			"at RIP 0x%lx, not 0x%lx, after %lu exits (%lu window "
+			"exits); LAPIC %s", hits[i].vec, us, hits[i].rip, want,
 			hits[i].in.all - before->all,
 			hits[i].in.irq_window - before->irq_window,
 			lc_apic_owner_name());
