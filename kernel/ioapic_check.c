@@ -287,8 +287,9 @@ static void check_dest(uint32_t lo)
 /*
  * The PIT (kernel/pit.c) on ISA IRQ0's pin: channel 0 periodic at 1 kHz
  * for about 20 ms, a control word that stops it, 2 ms in which nothing
- * may come, then one one-shot of 4 ms (exactly one interrupt from
- * 2 ms to 22 ms), and a 1 ms channel-2 delay polled through port 0x61.
+ * may come, then one one-shot of 20 ms (exactly one interrupt from
+ * 2 ms to 42 ms: TCG under load must not see it expire while the pin is
+ * still masked), and a 1 ms channel-2 delay polled through port 0x61.
  *
  * 8254 datasheet, "Programming": "When a Control Word is written to a
  * Counter, all Control Logic is immediately reset and OUT goes to a
@@ -296,9 +297,9 @@ static void check_dest(uint32_t lo)
  * and runs out.  KVM's PIT keeps its periodic timer running after the
  * control word (pit_after_stop), and one tick of it can land just after
  * the one-shot's count is loaded.  So the pin stays masked for the first
- * half of that count, in which a datasheet PIT has nothing to send (a
- * masked edge is dropped: 82093AA 3.2.4, bit 16), and the one-shot's
- * count is taken from then on.
+ * 2 ms of that count (a periodic tick is 1 ms), in which a datasheet PIT
+ * has nothing to send (a masked edge is dropped: 82093AA 3.2.4, bit 16),
+ * and the one-shot's count is taken from then on.
  */
 static unsigned pit_irqs;
 static const char *pit_ch2 = "skip";
@@ -341,11 +342,11 @@ static const char *check_pit(uint32_t bsp)
 	wait_us(2000);
 	pit_after_stop = pit_count() - pit_periodic;
 	ioapic_mask((unsigned)p);
-	pit_ch0_oneshot(pit_ticks_for_us(2 * QUIET_US));
+	pit_ch0_oneshot(pit_ticks_for_us(10 * QUIET_US));
 	wait_us(QUIET_US);
 	base = pit_count();
 	ioapic_unmask((unsigned)p);
-	wait_us(20000);
+	wait_us(40000);
 	pit_oneshot = pit_count() - base;
 	ioapic_mask((unsigned)p);
 	pit_ch2 = pit_delay_us(1000) ? "stuck" : "ok";

@@ -314,12 +314,22 @@ PY
 # and the exits are the same 3 per wake.  A 10 ms bound, so that the
 # window reaches the ~100 us between ipi_wake's HLT and its IPI however
 # slow the host is; whether it is faster is for docs/BENCHMARKS.md.
-boot halt-poll 0 --cpus 2 --stats --halt-poll 10000 -a "bench=ipi_wake iters=200" $K
-if ! grep -q '^@bench_skip case=ipi_wake ' $T/halt-poll.out; then
+# ipi_wake refuses to run where the TSCs look skewed (@bench_skip
+# reason=tsc-skew: where RDTSC traps and the host is loaded, the round
+# trip of tsc_sync can look like skew); then no HLT is polled at all, so
+# the boot is tried again, and after 3 such boots the check is skipped,
+# loudly.
+for try in 1 2 3; do
+	boot halt-poll 0 --cpus 2 --stats --halt-poll 10000 -a "bench=ipi_wake iters=200" $K || break
+	grep -q '^@bench_skip case=ipi_wake ' $T/halt-poll.out || break
+done
+if grep -q '^@bench_skip case=ipi_wake ' $T/halt-poll.out; then
+	echo "SKIP (host): halt-poll: ipi_wake skipped itself in 3 boots: $(grep '^@bench_skip case=ipi_wake ' $T/halt-poll.out)"
+else
 	has halt-poll '^@bench case=ipi_wake .* exits_per_op=3\.00 send_exits=1\.00 kick_exits=0\.00 eoi_exits=1\.00 hlt_exits=1\.00 '
+	grep -qE '^ halt-poll 10000 us: [1-9][0-9]* of [1-9][0-9]* polled HLTs woken while spinning$' $T/halt-poll.err ||
+		fail "halt-poll: no HLT was woken while spinning: $(grep halt-poll $T/halt-poll.err)"
 fi
-grep -qE '^ halt-poll 10000 us: [1-9][0-9]* of [1-9][0-9]* polled HLTs woken while spinning$' $T/halt-poll.err ||
-	fail "halt-poll: no HLT was woken while spinning: $(grep halt-poll $T/halt-poll.err)"
 
 boot crash 49 -a crash=ud $K
 has crash '^@panic vector=6 '
