@@ -254,8 +254,16 @@ static __thread struct vcpu *irq_self;
 
 static uint64_t guest_tsc(void *ctx)
 {
-	(void)ctx;
-	return irq_self ? __rdtsc() + irq_self->irq.tsc_offset : 0;
+	struct vm *vm = ctx;
+
+	if (!irq_self)
+		return 0;
+	/* where the host's TSC is unstable KVM moves the offset as the
+	 * vCPU moves between host CPUs (seen under the nested rig): read it
+	 * at each use, one ioctl on an exit that is already slow */
+	if (vm->tsc_offset_sync)
+		vm->tsc_offset_sync(irq_self);
+	return __rdtsc() + irq_self->irq.tsc_offset;
 }
 
 void irq_init(struct vm *vm)

@@ -321,6 +321,7 @@ static void kvm_tsc_offset(struct vcpu *v)
 	    !ioctl(v->fd, KVM_GET_DEVICE_ATTR, &a)) {
 		v->irq.tsc_offset = (int64_t)off;
 		v->irq.tsc_known = true;
+		v->vm->tsc_offset_sync = kvm_tsc_offset;	/* cheap: again */
 		return;
 	}
 	t0 = __rdtsc();

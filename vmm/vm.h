@@ -162,6 +162,8 @@ struct vm {
 	bool x2apic_ok;		/* x2APIC offered to the guest */
 	bool tsc_deadline_ok;	/* TSC-deadline mode offered */
 	uint32_t tsc_khz;	/* KVM_GET_TSC_KHZ */
+	/* kvm.c: read the vCPU's TSC offset from KVM again, or NULL */
+	void (*tsc_offset_sync)(struct vcpu *v);
 	unsigned phys_bits;	/* MAXPHYADDR of the guest's CPUID */
 	unsigned smi_warned;
 	uint32_t rendezvous;	/* --ioapic=naive: vCPUs must stay out */
