@@ -368,7 +368,7 @@ void lapic_check_base(void)
 		lc_step("base", "all", LC_SKIP, "no local APIC");
 		return;
 	}
-	lc_lapic_is_kvm();	/* probed now, while the APIC is the boot's */
+	(void)lc_apic_owner();	/* probed now, while the APIC is the boot's */
 	save();
 	check_reserved();
 	seq = lapic_mode() == LAPIC_X2APIC ? from_x2apic : from_xapic;
@@ -419,7 +419,7 @@ void lapic_check_id(void)
 		lc_step("id", "all", LC_SKIP, "no local APIC");
 		return;
 	}
-	lc_lapic_is_kvm();
+	(void)lc_apic_owner();
 	save();
 	if (goto_base(boot.addr | EN) == 0)
 		xapic_id();

@@ -31,7 +31,7 @@
 #include "idt.h"
 #include "lapic.h"
 #include "lapic_check.h"
-#include "lapic_check_host.h"
+#include "lapic_check_util.h"
 #include "printf.h"
 #include "smp.h"
 #include "x86.h"
@@ -270,6 +270,6 @@ void lapic_check_nmi(void)
 	check_pending();
 	/* a late NMI finds the default handler: a panic names it */
 	idt_set_handler(NMI_VEC, NULL);
-	if (!lc_irr_has(VEC_FLUSH))
+	if (!lc_irr(VEC_FLUSH))
 		idt_set_handler(VEC_FLUSH, NULL);
 }

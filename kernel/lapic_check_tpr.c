@@ -30,7 +30,7 @@
 #include "idt.h"
 #include "lapic.h"
 #include "lapic_check.h"
-#include "lapic_check_host.h"
+#include "lapic_check_util.h"
 #include "x86.h"
 
 #define PART		"tpr"
@@ -172,8 +172,8 @@ static void check_priority(void)
 	lapic_send_self(VEC_AT);
 	lapic_send_self(VEC_BELOW);
 	lc_delay_us(HOLD_US);
-	at = lc_irr_has(VEC_AT);
-	below = lc_irr_has(VEC_BELOW);
+	at = lc_irr(VEC_AT);
+	below = lc_irr(VEC_BELOW);
 	got = __atomic_load_n(&nhits, __ATOMIC_ACQUIRE) - base;
 	lc_expect(PART, "held at cr8", !got && at && below, "with CR8 0x%x, "
 		  "%d of 0x%x, 0x%x delivered, IRR bits %d, %d (TPR 0x%x)",
@@ -201,14 +201,14 @@ static void drain(void)
 	sti();
 	for (k = 0; k < 100; k++) {
 		for (i = 0, left = 0; i < sizeof(vecs) / sizeof(vecs[0]); i++)
-			left += lc_irr_has(vecs[i]);
+			left += lc_irr(vecs[i]);
 		if (!left)
 			break;
 		lc_delay_us(1000);
 	}
 	cli();
 	for (i = 0; i < sizeof(vecs) / sizeof(vecs[0]); i++)
-		if (!lc_irr_has(vecs[i]))
+		if (!lc_irr(vecs[i]))
 			idt_set_handler(vecs[i], NULL);
 }
 

@@ -33,7 +33,7 @@
 #include "ioapic.h"
 #include "lapic.h"
 #include "lapic_check.h"
-#include "lapic_check_host.h"
+#include "lapic_check_util.h"
 #include "smp.h"
 #include "x86.h"
 
@@ -118,7 +118,7 @@ static int wait_pending(void)
 	int k;
 
 	for (k = 0; k < 100; k++) {
-		if (lc_irr_has(VEC_LOW) && lc_irr_has(VEC_HIGH))
+		if (lc_irr(VEC_LOW) && lc_irr(VEC_HIGH))
 			return 1;
 		lc_delay_us(1000);
 	}
@@ -166,8 +166,8 @@ static void check_window(void)
 	line(LINE_LOW, 1);		/* 0x66, then 0x78 */
 	line(LINE_HIGH, 1);
 	lc_expect(PART, "pending", wait_pending(), "IRR bits of 0x%x, 0x%x: "
-		  "%d, %d", VEC_LOW, VEC_HIGH, lc_irr_has(VEC_LOW),
-		  lc_irr_has(VEC_HIGH));
+		  "%d, %d", VEC_LOW, VEC_HIGH, lc_irr(VEC_LOW),
+		  lc_irr(VEC_HIGH));
 	lc_exits_now(&a);
 	t0 = rdtsc();
 	after = sti_nop();
@@ -237,8 +237,8 @@ void lapic_check_window(void)
 	}
 	ioapic_mask((unsigned)pin_low);
 	ioapic_mask((unsigned)pin_high);
-	if (!lc_irr_has(VEC_LOW))
+	if (!lc_irr(VEC_LOW))
 		idt_set_handler(VEC_LOW, NULL);
-	if (!lc_irr_has(VEC_HIGH))
+	if (!lc_irr(VEC_HIGH))
 		idt_set_handler(VEC_HIGH, NULL);
 }
