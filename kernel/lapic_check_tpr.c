@@ -45,25 +45,12 @@
 static const unsigned vecs[] = { VEC_ABOVE, VEC_AT, VEC_BELOW };
 
 /* The deliveries, in order: the vector, where, when, irqlab's exits. */
-static struct {
-	unsigned vec;
-	uint64_t rip, tsc;
-	struct lc_exits ex;
-} hits[NR_HITS];
+static struct lc_hit hits[NR_HITS];
 static uint32_t nhits;
 
 static void handler(struct trap_frame *tf)
 {
-	uint32_t n = __atomic_load_n(&nhits, __ATOMIC_RELAXED);
-
-	if (n < NR_HITS) {
-		hits[n].vec = tf->vector;
-		hits[n].rip = tf->rip;
-		hits[n].tsc = rdtsc();
-		lc_exits_now(&hits[n].ex);
-	}
-	lapic_eoi();
-	__atomic_store_n(&nhits, n + 1, __ATOMIC_RELEASE);
+	lc_hit(tf, hits, NR_HITS, &nhits, 0);
 }
 
 static void check_alias(void)
@@ -111,17 +98,17 @@ static void late(unsigned i, uint64_t after, uint64_t t0,
 		lc_step(PART, "lowered cr8", LC_HOST, "KVM's LAPIC delivered "
 			"0x%x %lu us after the MOV, at RIP 0x%lx, not 0x%lx "
 			"right after it", VEC_AT, us, hits[i].rip, after);
-	else if (lc_first_exit(a, &hits[i].ex))
+	else if (lc_first_exit(a, &hits[i].in))
 		lc_step(PART, "lowered cr8", LC_HOST, "no exit at the MOV "
 			"(no KVM_EXIT_SET_TPR): 0x%x came %lu us later at "
 			"irqlab-vmm's next exit (%s), RIP 0x%lx, not 0x%lx",
-			VEC_AT, us, lc_exit_kind(a, &hits[i].ex),
+			VEC_AT, us, lc_exit_kind(a, &hits[i].in),
 			hits[i].rip, after);
 	else
 		lc_step(PART, "lowered cr8", LC_FAIL, "0x%x came %lu us after "
 			"the MOV at RIP 0x%lx, not 0x%lx right after it, after "
 			"%lu exits; LAPIC %s", VEC_AT, us,
-			hits[i].rip, after, hits[i].ex.all - a->all,
+			hits[i].rip, after, hits[i].in.all - a->all,
 			lc_apic_owner_name());
 }
 

@@ -13,6 +13,7 @@
 #include "cmdline.h"
 #include "hw/apic.h"
 #include "hw/irqlab.h"
+#include "idt.h"
 #include "lapic.h"
 #include "lapic_check.h"
 #include "lapic_check_util.h"
@@ -192,6 +193,23 @@ const char *lc_exit_kind(const struct lc_exits *before,
 	if (at->total == before->total)
 		return "a protocol exit";
 	return "an exit of another kind";
+}
+
+void lc_hit(const struct trap_frame *tf, struct lc_hit *hits, unsigned max,
+	    uint32_t *n, int out_too)
+{
+	uint32_t i = __atomic_load_n(n, __ATOMIC_RELAXED);
+
+	if (i < max) {
+		hits[i].vec = tf->vector;
+		hits[i].rip = tf->rip;
+		hits[i].tsc = rdtsc();
+		lc_exits_now(&hits[i].in);
+	}
+	lapic_eoi();
+	if (i < max && out_too)
+		lc_exits_now(&hits[i].out);
+	__atomic_store_n(n, i + 1, __ATOMIC_RELEASE);
 }
 
 void lc_rule(const char *part, const char *step, int good,

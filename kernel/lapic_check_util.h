@@ -95,6 +95,24 @@ enum lc_apic_owner lc_apic_owner(void);
 /* "irqlab-vmm's", "KVM's" or "unknown", for the lines */
 const char *lc_apic_owner_name(void);
 
+/* One delivery as a tpr or window handler saw it (lc_hit). */
+struct lc_hit {
+	unsigned vec;
+	uint64_t rip, tsc;		/* where it came; when (RDTSC) */
+	struct lc_exits in;		/* irqlab-vmm's exits at entry */
+	struct lc_exits out;		/* after the EOI (@out_too only) */
+};
+
+struct trap_frame;
+
+/*
+ * A handler's whole work: the first @max deliveries go in @hits, in
+ * order; the EOI; then *@n counts this one (release), so that whoever
+ * waits on *@n (lc_wait_ge) finds its record complete.
+ */
+void lc_hit(const struct trap_frame *tf, struct lc_hit *hits, unsigned max,
+	    uint32_t *n, int out_too);
+
 /*
  * One step of a rule: LC_OK if @good; else LC_HOST where the LAPIC is
  * KVM's (LC_APIC_HOST: the rule is KVM's to keep, not irqlab's), LC_FAIL

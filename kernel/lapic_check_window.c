@@ -47,28 +47,14 @@
 #define WAIT_US		1000000	/* for what must come */
 #define NR_HITS		8
 
-static struct {
-	unsigned vec;
-	uint64_t rip, tsc;
-	struct lc_exits in, out;	/* irqlab's exits: entry, after EOI */
-} hits[NR_HITS];
+/* The deliveries: irqlab's exits at entry and after the EOI too. */
+static struct lc_hit hits[NR_HITS];
 static uint32_t nhits;
 static int pin_low, pin_high;
 
 static void handler(struct trap_frame *tf)
 {
-	uint32_t n = __atomic_load_n(&nhits, __ATOMIC_RELAXED);
-
-	if (n < NR_HITS) {
-		hits[n].vec = tf->vector;
-		hits[n].rip = tf->rip;
-		hits[n].tsc = rdtsc();
-		lc_exits_now(&hits[n].in);
-	}
-	lapic_eoi();
-	if (n < NR_HITS)
-		lc_exits_now(&hits[n].out);
-	__atomic_store_n(&nhits, n + 1, __ATOMIC_RELEASE);
+	lc_hit(tf, hits, NR_HITS, &nhits, 1);
 }
 
 static void line(unsigned n, int level)
