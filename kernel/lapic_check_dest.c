@@ -320,11 +320,8 @@ void lapic_check_dest(void)
 	unsigned i;
 
 	cli();
-	if (lapic_mode() == LAPIC_NONE) {
-		lc_step("dest", "all", LC_SKIP, "no local APIC");
+	if (!lc_part_start("dest"))
 		return;
-	}
-	(void)lc_apic_owner();
 	nr_members = 0;
 	ap1 = NR_CPUS;
 	for (i = 0; i < NR_CPUS; i++) {

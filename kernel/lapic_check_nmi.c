@@ -259,11 +259,8 @@ static void check_pending(void)
 
 void lapic_check_nmi(void)
 {
-	if (lapic_mode() == LAPIC_NONE) {
-		lc_step(PART, "all", LC_SKIP, "no local APIC");
+	if (!lc_part_start(PART))
 		return;
-	}
-	(void)lc_apic_owner();
 	rounds = lc_cmdline_uint("nmi_rounds", ROUNDS_DEFAULT, 1, ROUNDS_MAX);
 	bsp_id = lapic_id();
 	check_race();

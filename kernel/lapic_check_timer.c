@@ -334,11 +334,8 @@ static void tsc_deadline(void)
 void lapic_check_timer(void)
 {
 	cli();
-	if (lapic_mode() == LAPIC_NONE) {
-		lc_step("timer", "all", LC_SKIP, "no local APIC");
+	if (!lc_part_start("timer"))
 		return;
-	}
-	(void)lc_apic_owner();
 	idt_set_handler(VEC, handler);
 	mode_change();
 	tsc_deadline();

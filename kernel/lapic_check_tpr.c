@@ -203,11 +203,8 @@ void lapic_check_tpr(void)
 {
 	unsigned i;
 
-	if (lapic_mode() == LAPIC_NONE) {
-		lc_step(PART, "all", LC_SKIP, "no local APIC");
+	if (!lc_part_start(PART))
 		return;
-	}
-	(void)lc_apic_owner();	/* before any step moves the counters */
 	for (i = 0; i < sizeof(vecs) / sizeof(vecs[0]); i++)
 		idt_set_handler(vecs[i], handler);
 	cli();

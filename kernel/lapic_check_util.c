@@ -212,6 +212,16 @@ void lc_hit(const struct trap_frame *tf, struct lc_hit *hits, unsigned max,
 	__atomic_store_n(n, i + 1, __ATOMIC_RELEASE);
 }
 
+int lc_part_start(const char *part)
+{
+	if (lapic_mode() == LAPIC_NONE) {
+		lc_step(part, "all", LC_SKIP, "no local APIC");
+		return 0;
+	}
+	(void)lc_apic_owner();
+	return 1;
+}
+
 void lc_rule(const char *part, const char *step, int good,
 	     const char *fmt, ...)
 {

@@ -114,6 +114,14 @@ void lc_hit(const struct trap_frame *tf, struct lc_hit *hits, unsigned max,
 	    uint32_t *n, int out_too);
 
 /*
+ * A part's start: 0 where there is no local APIC, after the part's one
+ * line "all: SKIPPED: no local APIC"; else 1, with lc_apic_owner()
+ * probed (by the first part: before its steps move the counters, while
+ * the APIC is as the boot left it).
+ */
+int lc_part_start(const char *part);
+
+/*
  * One step of a rule: LC_OK if @good; else LC_HOST where the LAPIC is
  * KVM's (LC_APIC_HOST: the rule is KVM's to keep, not irqlab's), LC_FAIL
  * everywhere else.  @fmt says what was seen.

@@ -194,10 +194,8 @@ static void check_window(void)
 
 void lapic_check_window(void)
 {
-	if (lapic_mode() == LAPIC_NONE) {
-		lc_step(PART, "all", LC_SKIP, "no local APIC");
+	if (!lc_part_start(PART))
 		return;
-	}
 	ioapic_init();
 	pin_low = ioapic_isa_pin(LINE_LOW, NULL);
 	pin_high = ioapic_isa_pin(LINE_HIGH, NULL);
@@ -206,7 +204,6 @@ void lapic_check_window(void)
 			"%u, %u", LINE_LOW, LINE_HIGH);
 		return;
 	}
-	(void)lc_apic_owner();
 	idt_set_handler(VEC_LOW, handler);
 	idt_set_handler(VEC_HIGH, handler);
 	cli();
