@@ -38,8 +38,8 @@ uint64_t lc_tsc_us(uint64_t tsc)
 /*
  * The one wait: until *@v >= @want or @us pass, by the TSC at
  * calibration's rate.  Without a rate, @pauses: 100 PAUSEs a microsecond
- * (what the tpr, nmi and window parts were tuned with), else
- * lc_us_to_tsc()'s 1 GHz (the timer and dest parts', as their own loops).
+ * (the tpr, nmi and window parts' bound), else lc_us_to_tsc()'s 1 GHz
+ * (the timer and dest parts', as in their own loops).
  */
 static int wait_ge(const volatile uint32_t *v, uint32_t want, uint64_t us,
 		   int pauses)

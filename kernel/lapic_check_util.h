@@ -89,7 +89,7 @@ enum lc_apic_owner {
 /*
  * Whose LAPIC: one TPR read between two snapshots, once per boot, while
  * the APIC is as the boot left it (a part may move or disable it later);
- * each part asks first, before it takes snapshots of its own.
+ * each part asks first (lc_part_start), before it takes snapshots.
  */
 enum lc_apic_owner lc_apic_owner(void);
 /* "irqlab-vmm's", "KVM's" or "unknown", for the lines */
