@@ -364,11 +364,8 @@ void lapic_check_base(void)
 	unsigned i;
 
 	cli();
-	if (lapic_mode() == LAPIC_NONE) {
-		lc_step("base", "all", LC_SKIP, "no local APIC");
+	if (!lc_part_start("base"))
 		return;
-	}
-	lc_lapic_is_kvm();	/* probed now, while the APIC is the boot's */
 	save();
 	check_reserved();
 	seq = lapic_mode() == LAPIC_X2APIC ? from_x2apic : from_xapic;
@@ -415,11 +412,8 @@ static void x2apic_id(void)
 void lapic_check_id(void)
 {
 	cli();
-	if (lapic_mode() == LAPIC_NONE) {
-		lc_step("id", "all", LC_SKIP, "no local APIC");
+	if (!lc_part_start("id"))
 		return;
-	}
-	lc_lapic_is_kvm();
 	save();
 	if (goto_base(boot.addr | EN) == 0)
 		xapic_id();

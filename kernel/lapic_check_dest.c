@@ -84,7 +84,7 @@ static int run_job(enum job j)
 	done = 0;
 	job = j;
 	smp_run_on_aps(do_job);
-	if (nr_members > 1 && lc_wait(&done, nr_members - 1, WAIT_US))
+	if (nr_members > 1 && lc_wait_ge_sti(&done, nr_members - 1, WAIT_US))
 		return -1;
 	do_job();
 	return 0;
@@ -123,8 +123,8 @@ static void deliver(const char *step, uint32_t dest, int logical,
 	}
 	total = 0;
 	send(dest, logical);
-	lc_wait(&total, n, WAIT_US);
-	lc_quiet(QUIET_US);
+	lc_wait_ge_sti(&total, n, WAIT_US);
+	lc_delay_us_sti(QUIET_US);
 	for (i = 0; i < NR_CPUS; i++) {
 		took |= (uint64_t)(got[i] > 0) << i;
 		twice |= (uint64_t)(got[i] > 1) << i;
@@ -320,11 +320,8 @@ void lapic_check_dest(void)
 	unsigned i;
 
 	cli();
-	if (lapic_mode() == LAPIC_NONE) {
-		lc_step("dest", "all", LC_SKIP, "no local APIC");
+	if (!lc_part_start("dest"))
 		return;
-	}
-	lc_lapic_is_kvm();
 	nr_members = 0;
 	ap1 = NR_CPUS;
 	for (i = 0; i < NR_CPUS; i++) {
@@ -341,6 +338,6 @@ void lapic_check_dest(void)
 	} else {
 		x2apic_logical();
 	}
-	lc_quiet(QUIET_US);
+	lc_delay_us_sti(QUIET_US);
 	idt_set_handler(VEC, NULL);
 }

@@ -31,7 +31,7 @@
 #include "idt.h"
 #include "lapic.h"
 #include "lapic_check.h"
-#include "lapic_check_host.h"
+#include "lapic_check_util.h"
 #include "printf.h"
 #include "smp.h"
 #include "x86.h"
@@ -259,17 +259,14 @@ static void check_pending(void)
 
 void lapic_check_nmi(void)
 {
-	if (lapic_mode() == LAPIC_NONE) {
-		lc_step(PART, "all", LC_SKIP, "no local APIC");
+	if (!lc_part_start(PART))
 		return;
-	}
-	(void)lc_apic_owner();
 	rounds = lc_cmdline_uint("nmi_rounds", ROUNDS_DEFAULT, 1, ROUNDS_MAX);
 	bsp_id = lapic_id();
 	check_race();
 	check_pending();
 	/* a late NMI finds the default handler: a panic names it */
 	idt_set_handler(NMI_VEC, NULL);
-	if (!lc_irr_has(VEC_FLUSH))
+	if (!lc_irr(VEC_FLUSH))
 		idt_set_handler(VEC_FLUSH, NULL);
 }

@@ -210,7 +210,7 @@ static void deadline_zero(void)
 		if (rdtsc() - t0 < arm)
 			break;
 	}
-	lc_quiet(2 * ARM_US);
+	lc_delay_us_sti(2 * ARM_US);
 	lc_rule("timer", "TSC deadline 0 disarms", !fired && !msr &&
 		t < TRIES, "%u interrupts in %u us, MSR reads 0x%lx, try %u",
 		fired, 2 * ARM_US, msr, t + 1);
@@ -233,7 +233,7 @@ static void deadline_past(void)
 	t0 = rdtsc();
 	wrmsr(MSR_IA32_TSC_DEADLINE, t0);
 	pending = lc_irr(VEC) || lc_isr(VEC);
-	lc_wait(&fired, 1, FIRE_US);
+	lc_wait_ge_sti(&fired, 1, FIRE_US);
 	msr = rdmsr(MSR_IA32_TSC_DEADLINE);
 	lc_rule("timer", "TSC deadline passed fires", fired == 1 && !msr,
 		"%u interrupts in %u us; MSR then 0x%lx (want 1, 0)", fired,
@@ -254,7 +254,7 @@ static void deadline_tmict(void)
 	lvt(APIC_TIMER_TSCDEADLINE | VEC);
 	lapic_write(APIC_TMICT, ticks(ARM_US / 10));
 	c = tmcct();
-	lc_quiet(ARM_US);
+	lc_delay_us_sti(ARM_US);
 	lc_rule("timer", "TSC-deadline mode ignores TMICT", !c && !fired,
 		"TMCCT %u after TMICT %u, %u interrupts in %u us", c,
 		ticks(ARM_US / 10), fired, ARM_US);
@@ -284,7 +284,7 @@ static void into_deadline(const char *step, uint32_t from)
 		if (took < lc_us_to_tsc(ARM_US))
 			break;
 	}
-	lc_quiet(2 * ARM_US);
+	lc_delay_us_sti(2 * ARM_US);
 	lc_rule("timer", step, !fired && !c && !tmict && t < TRIES,
 		"%u interrupts in %u us; TMCCT %u, TMICT %u after the change "
 		"(want 0, 0), try %u", fired, 2 * ARM_US, c, tmict, t + 1);
@@ -306,7 +306,7 @@ static void out_of_deadline(const char *step, uint32_t to)
 		if (rdtsc() - t0 < arm)
 			break;
 	}
-	lc_quiet(2 * ARM_US);
+	lc_delay_us_sti(2 * ARM_US);
 	lc_rule("timer", step, !fired && t < TRIES, "%u interrupts in %u us "
 		"after the change, try %u", fired, 2 * ARM_US, t + 1);
 }
@@ -334,17 +334,14 @@ static void tsc_deadline(void)
 void lapic_check_timer(void)
 {
 	cli();
-	if (lapic_mode() == LAPIC_NONE) {
-		lc_step("timer", "all", LC_SKIP, "no local APIC");
+	if (!lc_part_start("timer"))
 		return;
-	}
-	lc_lapic_is_kvm();
 	idt_set_handler(VEC, handler);
 	mode_change();
 	tsc_deadline();
 	/* stopped, masked; whatever is still pending is taken here */
 	lapic_write(APIC_TMICT, 0);
 	lvt(MASKED_ONESHOT);
-	lc_quiet(1000);
+	lc_delay_us_sti(1000);
 	idt_set_handler(VEC, NULL);
 }

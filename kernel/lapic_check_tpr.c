@@ -30,7 +30,7 @@
 #include "idt.h"
 #include "lapic.h"
 #include "lapic_check.h"
-#include "lapic_check_host.h"
+#include "lapic_check_util.h"
 #include "x86.h"
 
 #define PART		"tpr"
@@ -45,25 +45,12 @@
 static const unsigned vecs[] = { VEC_ABOVE, VEC_AT, VEC_BELOW };
 
 /* The deliveries, in order: the vector, where, when, irqlab's exits. */
-static struct {
-	unsigned vec;
-	uint64_t rip, tsc;
-	struct lc_exits ex;
-} hits[NR_HITS];
+static struct lc_hit hits[NR_HITS];
 static uint32_t nhits;
 
 static void handler(struct trap_frame *tf)
 {
-	uint32_t n = __atomic_load_n(&nhits, __ATOMIC_RELAXED);
-
-	if (n < NR_HITS) {
-		hits[n].vec = tf->vector;
-		hits[n].rip = tf->rip;
-		hits[n].tsc = rdtsc();
-		lc_exits_now(&hits[n].ex);
-	}
-	lapic_eoi();
-	__atomic_store_n(&nhits, n + 1, __ATOMIC_RELEASE);
+	lc_hit(tf, hits, NR_HITS, &nhits, 0);
 }
 
 static void check_alias(void)
@@ -111,17 +98,17 @@ static void late(unsigned i, uint64_t after, uint64_t t0,
 		lc_step(PART, "lowered cr8", LC_HOST, "KVM's LAPIC delivered "
 			"0x%x %lu us after the MOV, at RIP 0x%lx, not 0x%lx "
 			"right after it", VEC_AT, us, hits[i].rip, after);
-	else if (lc_first_exit(a, &hits[i].ex))
+	else if (lc_first_exit(a, &hits[i].in))
 		lc_step(PART, "lowered cr8", LC_HOST, "no exit at the MOV "
 			"(no KVM_EXIT_SET_TPR): 0x%x came %lu us later at "
 			"irqlab-vmm's next exit (%s), RIP 0x%lx, not 0x%lx",
-			VEC_AT, us, lc_exit_kind(a, &hits[i].ex),
+			VEC_AT, us, lc_exit_kind(a, &hits[i].in),
 			hits[i].rip, after);
 	else
 		lc_step(PART, "lowered cr8", LC_FAIL, "0x%x came %lu us after "
 			"the MOV at RIP 0x%lx, not 0x%lx right after it, after "
 			"%lu exits; LAPIC %s", VEC_AT, us,
-			hits[i].rip, after, hits[i].ex.all - a->all,
+			hits[i].rip, after, hits[i].in.all - a->all,
 			lc_apic_owner_name());
 }
 
@@ -172,8 +159,8 @@ static void check_priority(void)
 	lapic_send_self(VEC_AT);
 	lapic_send_self(VEC_BELOW);
 	lc_delay_us(HOLD_US);
-	at = lc_irr_has(VEC_AT);
-	below = lc_irr_has(VEC_BELOW);
+	at = lc_irr(VEC_AT);
+	below = lc_irr(VEC_BELOW);
 	got = __atomic_load_n(&nhits, __ATOMIC_ACQUIRE) - base;
 	lc_expect(PART, "held at cr8", !got && at && below, "with CR8 0x%x, "
 		  "%d of 0x%x, 0x%x delivered, IRR bits %d, %d (TPR 0x%x)",
@@ -201,14 +188,14 @@ static void drain(void)
 	sti();
 	for (k = 0; k < 100; k++) {
 		for (i = 0, left = 0; i < sizeof(vecs) / sizeof(vecs[0]); i++)
-			left += lc_irr_has(vecs[i]);
+			left += lc_irr(vecs[i]);
 		if (!left)
 			break;
 		lc_delay_us(1000);
 	}
 	cli();
 	for (i = 0; i < sizeof(vecs) / sizeof(vecs[0]); i++)
-		if (!lc_irr_has(vecs[i]))
+		if (!lc_irr(vecs[i]))
 			idt_set_handler(vecs[i], NULL);
 }
 
@@ -216,11 +203,8 @@ void lapic_check_tpr(void)
 {
 	unsigned i;
 
-	if (lapic_mode() == LAPIC_NONE) {
-		lc_step(PART, "all", LC_SKIP, "no local APIC");
+	if (!lc_part_start(PART))
 		return;
-	}
-	(void)lc_apic_owner();	/* before any step moves the counters */
 	for (i = 0; i < sizeof(vecs) / sizeof(vecs[0]); i++)
 		idt_set_handler(vecs[i], handler);
 	cli();

@@ -1,11 +1,19 @@
 // SPDX-License-Identifier: MIT
-/* Helpers of the check=lapic parts (lapic_check_util.h). */
+/*
+ * Helpers of the check=lapic parts (lapic_check_util.h), and the evidence
+ * for LC_HOST.  A step may blame the host only for what it has seen:
+ * irqlab-vmm's own count of exits (so "no exit came, so the VMM could not
+ * act" is a measurement, not a guess), or a LAPIC that no register access
+ * of ours ever reached irqlab-vmm for.
+ */
 #include <stdarg.h>
 #include <stdint.h>
 
 #include "calib_hw.h"
+#include "cmdline.h"
 #include "hw/apic.h"
 #include "hw/irqlab.h"
+#include "idt.h"
 #include "lapic.h"
 #include "lapic_check.h"
 #include "lapic_check_util.h"
@@ -18,6 +26,70 @@ uint64_t lc_us_to_tsc(uint64_t us)
 	uint64_t khz = calib_tsc_khz();
 
 	return us * (khz ? khz : 1000000) / 1000;
+}
+
+uint64_t lc_tsc_us(uint64_t tsc)
+{
+	uint64_t khz = calib_tsc_khz();
+
+	return khz ? tsc * 1000 / khz : 0;
+}
+
+/*
+ * The one wait: until *@v >= @want or @us pass, by the TSC at
+ * calibration's rate.  Without a rate, @pauses: 100 PAUSEs a microsecond
+ * (the tpr, nmi and window parts' bound), else lc_us_to_tsc()'s 1 GHz
+ * (the timer and dest parts', as in their own loops).
+ */
+static int wait_ge(const volatile uint32_t *v, uint32_t want, uint64_t us,
+		   int pauses)
+{
+	uint64_t t0 = rdtsc(), n = lc_us_to_tsc(us), i;
+
+	if (pauses && !calib_tsc_khz()) {
+		for (i = 0; i < 100 * us; i++) {
+			if (__atomic_load_n(v, __ATOMIC_ACQUIRE) >= want)
+				return 0;
+			cpu_relax();
+		}
+		return __atomic_load_n(v, __ATOMIC_ACQUIRE) >= want ? 0 : -1;
+	}
+	while (__atomic_load_n(v, __ATOMIC_ACQUIRE) < want) {
+		if (rdtsc() - t0 > n)
+			return -1;
+		cpu_relax();
+	}
+	return 0;
+}
+
+static const volatile uint32_t never;	/* what a delay waits for */
+
+int lc_wait_ge(const volatile uint32_t *v, uint32_t want, uint64_t us)
+{
+	return wait_ge(v, want, us, 1);
+}
+
+void lc_delay_us(uint64_t us)
+{
+	(void)wait_ge(&never, 1, us, 1);
+}
+
+int lc_wait_ge_sti(const volatile uint32_t *v, uint32_t want, uint64_t us)
+{
+	int r;
+
+	sti();
+	r = wait_ge(v, want, us, 0);
+	cli();
+	/* one that came between the last look and the CLI counts too */
+	return r && __atomic_load_n(v, __ATOMIC_ACQUIRE) < want ? -1 : 0;
+}
+
+void lc_delay_us_sti(uint64_t us)
+{
+	sti();
+	(void)wait_ge(&never, 1, us, 0);
+	cli();
 }
 
 /* IRR, ISR: 8 registers of 32 vectors each, 0x10 apart (SDM table 11-1) */
@@ -36,47 +108,118 @@ int lc_isr(unsigned vec)
 	return vec_bit(APIC_ISR, vec);
 }
 
-int lc_wait(const volatile unsigned *count, unsigned want, uint64_t us)
+unsigned lc_cmdline_uint(const char *key, unsigned def, unsigned lo,
+			 unsigned hi)
 {
-	uint64_t t0 = rdtsc(), n = lc_us_to_tsc(us);
-	int r = -1;
+	const char *s = cmdline_get(key);
+	unsigned long v = 0;
 
-	sti();
-	while (rdtsc() - t0 < n) {
-		if (*count >= want) {
-			r = 0;
-			break;
-		}
-		cpu_relax();
+	if (!s)
+		return def;
+	for (; *s >= '0' && *s <= '9' && v <= hi; s++)
+		v = v * 10 + (*s - '0');
+	if (*s || v < lo || v > hi) {
+		kprintf("lapic_check: %s must be %u to %u; using %u\n", key, lo,
+			hi, def);
+		return def;
 	}
-	cli();
-	return *count >= want ? 0 : r;
+	return v;
 }
 
-void lc_quiet(uint64_t us)
+/*
+ * On the stack, which is below 4 GiB (the port takes a 32-bit address),
+ * so that a handler may take one while the code it interrupted does.
+ */
+void lc_exits_now(struct lc_exits *e)
 {
-	static const volatile unsigned never;
+	struct irqlab_snapshot snap;
 
-	lc_wait(&never, 1, us);
+	e->valid = !pv_snapshot(&snap) && snap.count > IRQLAB_CNT_APIC;
+	e->total = snap.counter[IRQLAB_CNT_TOTAL];
+	e->all = e->total + snap.counter[IRQLAB_CNT_PROTOCOL];
+	e->irq_window = snap.counter[IRQLAB_CNT_IRQ_WINDOW];
+	e->apic = snap.counter[IRQLAB_CNT_APIC];
+	if (!e->valid)
+		e->all = e->total = e->irq_window = e->apic = 0;
 }
 
-/* Probed once, while the APIC is as the boot left it (the first part's
- * first call): a part may move or disable it later. */
-int lc_lapic_is_kvm(void)
-{
-	static struct irqlab_snapshot a, b;	/* the VMM writes them */
-	static int kvm = -1;
+/* what two snapshots in a row differ by in ->all (1: each counts) */
+static uint64_t snapshot_step;
 
-	if (kvm >= 0)
-		return kvm;
-	kvm = 0;
-	if (pv_snapshot(&a))
-		return kvm;
-	(void)lapic_read(APIC_LVR);
-	if (pv_snapshot(&b) || a.count <= IRQLAB_CNT_APIC)
-		return kvm;
-	kvm = b.counter[IRQLAB_CNT_APIC] == a.counter[IRQLAB_CNT_APIC];
-	return kvm;
+enum lc_apic_owner lc_apic_owner(void)
+{
+	static enum lc_apic_owner owner;
+	static int known;
+	struct lc_exits a, b, c;
+
+	if (known)
+		return owner;
+	known = 1;
+	lc_exits_now(&a);
+	lc_exits_now(&b);
+	(void)lapic_read(APIC_TPR);
+	lc_exits_now(&c);
+	snapshot_step = b.all - a.all;
+	if (!a.valid || !c.valid || !snapshot_step)
+		owner = LC_APIC_UNKNOWN;
+	else
+		owner = c.apic > b.apic ? LC_APIC_IRQLAB : LC_APIC_HOST;
+	return owner;
+}
+
+const char *lc_apic_owner_name(void)
+{
+	switch (lc_apic_owner()) {
+	case LC_APIC_IRQLAB:
+		return "irqlab-vmm's";
+	case LC_APIC_HOST:
+		return "KVM's";
+	default:
+		return "unknown";
+	}
+}
+
+int lc_first_exit(const struct lc_exits *before, const struct lc_exits *at)
+{
+	return lc_apic_owner() != LC_APIC_UNKNOWN && before->valid &&
+	       at->valid && at->all - before->all == 2 * snapshot_step;
+}
+
+const char *lc_exit_kind(const struct lc_exits *before,
+			 const struct lc_exits *at)
+{
+	if (at->irq_window > before->irq_window)
+		return "an interrupt-window exit";
+	if (at->total == before->total)
+		return "a protocol exit";
+	return "an exit of another kind";
+}
+
+void lc_hit(const struct trap_frame *tf, struct lc_hit *hits, unsigned max,
+	    uint32_t *n, int out_too)
+{
+	uint32_t i = __atomic_load_n(n, __ATOMIC_RELAXED);
+
+	if (i < max) {
+		hits[i].vec = tf->vector;
+		hits[i].rip = tf->rip;
+		hits[i].tsc = rdtsc();
+		lc_exits_now(&hits[i].in);
+	}
+	lapic_eoi();
+	if (i < max && out_too)
+		lc_exits_now(&hits[i].out);
+	__atomic_store_n(n, i + 1, __ATOMIC_RELEASE);
+}
+
+int lc_part_start(const char *part)
+{
+	if (lapic_mode() == LAPIC_NONE) {
+		lc_step(part, "all", LC_SKIP, "no local APIC");
+		return 0;
+	}
+	(void)lc_apic_owner();
+	return 1;
 }
 
 void lc_rule(const char *part, const char *step, int good,
@@ -92,7 +235,7 @@ void lc_rule(const char *part, const char *step, int good,
 	va_start(ap, fmt);
 	kvsnprintf(seen, sizeof(seen), fmt, ap);
 	va_end(ap);
-	if (lc_lapic_is_kvm())
+	if (lc_apic_owner() == LC_APIC_HOST)
 		lc_step(part, step, LC_HOST, "KVM's LAPIC: %s", seen);
 	else
 		lc_step(part, step, LC_FAIL, "%s", seen);

@@ -33,7 +33,7 @@
 #include "ioapic.h"
 #include "lapic.h"
 #include "lapic_check.h"
-#include "lapic_check_host.h"
+#include "lapic_check_util.h"
 #include "smp.h"
 #include "x86.h"
 
@@ -47,28 +47,14 @@
 #define WAIT_US		1000000	/* for what must come */
 #define NR_HITS		8
 
-static struct {
-	unsigned vec;
-	uint64_t rip, tsc;
-	struct lc_exits in, out;	/* irqlab's exits: entry, after EOI */
-} hits[NR_HITS];
+/* The deliveries: irqlab's exits at entry and after the EOI too. */
+static struct lc_hit hits[NR_HITS];
 static uint32_t nhits;
 static int pin_low, pin_high;
 
 static void handler(struct trap_frame *tf)
 {
-	uint32_t n = __atomic_load_n(&nhits, __ATOMIC_RELAXED);
-
-	if (n < NR_HITS) {
-		hits[n].vec = tf->vector;
-		hits[n].rip = tf->rip;
-		hits[n].tsc = rdtsc();
-		lc_exits_now(&hits[n].in);
-	}
-	lapic_eoi();
-	if (n < NR_HITS)
-		lc_exits_now(&hits[n].out);
-	__atomic_store_n(&nhits, n + 1, __ATOMIC_RELEASE);
+	lc_hit(tf, hits, NR_HITS, &nhits, 1);
 }
 
 static void line(unsigned n, int level)
@@ -118,7 +104,7 @@ static int wait_pending(void)
 	int k;
 
 	for (k = 0; k < 100; k++) {
-		if (lc_irr_has(VEC_LOW) && lc_irr_has(VEC_HIGH))
+		if (lc_irr(VEC_LOW) && lc_irr(VEC_HIGH))
 			return 1;
 		lc_delay_us(1000);
 	}
@@ -166,8 +152,8 @@ static void check_window(void)
 	line(LINE_LOW, 1);		/* 0x66, then 0x78 */
 	line(LINE_HIGH, 1);
 	lc_expect(PART, "pending", wait_pending(), "IRR bits of 0x%x, 0x%x: "
-		  "%d, %d", VEC_LOW, VEC_HIGH, lc_irr_has(VEC_LOW),
-		  lc_irr_has(VEC_HIGH));
+		  "%d, %d", VEC_LOW, VEC_HIGH, lc_irr(VEC_LOW),
+		  lc_irr(VEC_HIGH));
 	lc_exits_now(&a);
 	t0 = rdtsc();
 	after = sti_nop();
@@ -208,10 +194,8 @@ static void check_window(void)
 
 void lapic_check_window(void)
 {
-	if (lapic_mode() == LAPIC_NONE) {
-		lc_step(PART, "all", LC_SKIP, "no local APIC");
+	if (!lc_part_start(PART))
 		return;
-	}
 	ioapic_init();
 	pin_low = ioapic_isa_pin(LINE_LOW, NULL);
 	pin_high = ioapic_isa_pin(LINE_HIGH, NULL);
@@ -220,7 +204,6 @@ void lapic_check_window(void)
 			"%u, %u", LINE_LOW, LINE_HIGH);
 		return;
 	}
-	(void)lc_apic_owner();
 	idt_set_handler(VEC_LOW, handler);
 	idt_set_handler(VEC_HIGH, handler);
 	cli();
@@ -237,8 +220,8 @@ void lapic_check_window(void)
 	}
 	ioapic_mask((unsigned)pin_low);
 	ioapic_mask((unsigned)pin_high);
-	if (!lc_irr_has(VEC_LOW))
+	if (!lc_irr(VEC_LOW))
 		idt_set_handler(VEC_LOW, NULL);
-	if (!lc_irr_has(VEC_HIGH))
+	if (!lc_irr(VEC_HIGH))
 		idt_set_handler(VEC_HIGH, NULL);
 }
