@@ -276,24 +276,6 @@ void bench_skip(const char *name, const char *reason)
 	kprintf("@bench_skip case=%s reason=%s\n", name, reason);
 }
 
-/* iters=N: a decimal 1..BENCH_ITERS_MAX, else the default */
-static unsigned parse_iters(void)
-{
-	const char *s = cmdline_get("iters");
-	unsigned long v = 0;
-
-	if (!s)
-		return BENCH_ITERS_DEFAULT;
-	for (; *s >= '0' && *s <= '9' && v <= BENCH_ITERS_MAX; s++)
-		v = v * 10 + (*s - '0');
-	if (*s || v < 1 || v > BENCH_ITERS_MAX) {
-		kprintf("bench: iters must be 1 to %u; using %u\n",
-			BENCH_ITERS_MAX, BENCH_ITERS_DEFAULT);
-		return BENCH_ITERS_DEFAULT;
-	}
-	return v;
-}
-
 /* Run the case named by the @n bytes at @s, or say it is unknown. */
 static void run_named(const char *s, size_t n)
 {
@@ -318,7 +300,7 @@ void bench_run(void)
 
 	if (!s)
 		return;
-	iters = parse_iters();
+	iters = cmdline_uint("iters", BENCH_ITERS_DEFAULT, 1, BENCH_ITERS_MAX);
 	pv_phase(IRQLAB_PHASE_BENCH);
 	if (!strcmp(s, "all")) {
 		for (i = 0; i < NR_CASES; i++)

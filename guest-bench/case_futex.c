@@ -206,30 +206,14 @@ static void summary(unsigned n, const uint64_t *ns)
 		n, n, x / 10000, x % 10000, pct100 / 100, pct100 % 100);
 }
 
-static unsigned parse_threads(void)
-{
-	const char *s = cmdline_get("threads");
-	unsigned long v = 0;
-
-	if (!s)
-		return THREADS_DEFAULT;
-	for (; *s >= '0' && *s <= '9' && v <= SCHED_MAX_THREADS; s++)
-		v = v * 10 + (*s - '0');
-	if (*s || v < 1 || v > SCHED_MAX_THREADS) {
-		kprintf("bench: threads must be 1 to %u; using %u\n",
-			SCHED_MAX_THREADS, THREADS_DEFAULT);
-		return THREADS_DEFAULT;
-	}
-	return v;
-}
-
 void case_futex_wake(void)
 {
 	static const char name[] = "futex_wake";
 	uint64_t *lat = bench_buf(0), ns[FUTEX_RUNS], cyc, x;
 	uint64_t khz = calib_tsc_khz() ? calib_tsc_khz() : 1000000;
-	unsigned n = parse_threads(), aps = 0, r, i;
-	unsigned negative = 0;
+	unsigned n = cmdline_uint("threads", THREADS_DEFAULT, 1,
+				  SCHED_MAX_THREADS);
+	unsigned aps = 0, r, i, negative = 0;
 	struct bench_exits sum;
 	int sync;
 

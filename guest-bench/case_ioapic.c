@@ -55,24 +55,6 @@ static uint32_t got_total;
 static unsigned budget_ms;
 static uint64_t budget_cyc;
 
-/* rotate_ms=N: 1 to ROT_MS_MAX, else the default */
-static unsigned parse_budget(void)
-{
-	const char *s = cmdline_get("rotate_ms");
-	unsigned long v = 0;
-
-	if (!s)
-		return ROT_MS_DEFAULT;
-	for (; *s >= '0' && *s <= '9' && v <= ROT_MS_MAX; s++)
-		v = v * 10 + (*s - '0');
-	if (*s || v < 1 || v > ROT_MS_MAX) {
-		kprintf("bench: rotate_ms must be 1 to %u; using %u\n",
-			ROT_MS_MAX, ROT_MS_DEFAULT);
-		return ROT_MS_DEFAULT;
-	}
-	return v;
-}
-
 /* Spent, at TSC @now, for a loop that began at @start? */
 static int over_budget(uint64_t start, uint64_t now)
 {
@@ -318,7 +300,7 @@ void case_ioapic_rotate(void)
 	uint64_t khz = calib_tsc_khz() ? calib_tsc_khz() : 1000000;
 	int pin, lpin;
 
-	budget_ms = parse_budget();
+	budget_ms = cmdline_uint("rotate_ms", ROT_MS_DEFAULT, 1, ROT_MS_MAX);
 	budget_cyc = (uint64_t)budget_ms * khz;	/* no TSC rate: 1 GHz */
 
 	ioapic_init();

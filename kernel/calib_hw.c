@@ -314,28 +314,12 @@ static int group(const struct calib_clock *clk, const enum method *ms,
 	return use;
 }
 
-/* @key=N, 1 to CALIB_MAX_WINDOW_US microseconds, else @def */
-static uint32_t window_arg(const char *key, uint32_t def)
-{
-	const char *s = cmdline_get(key);
-	uint32_t v = 0;
-
-	if (!s)
-		return def;
-	while (*s >= '0' && *s <= '9' && v <= CALIB_MAX_WINDOW_US)
-		v = v * 10 + (*s++ - '0');
-	if (*s || !v || v > CALIB_MAX_WINDOW_US) {
-		kprintf("calib: %s must be 1 to %u: using %u\n", key,
-			CALIB_MAX_WINDOW_US, def);
-		return def;
-	}
-	return v;
-}
-
 static void windows(struct window *w)
 {
-	w->start_us = window_arg("calib_us", CALIB_WINDOW_US);
-	w->max_us = window_arg("calib_max_us", CALIB_MAX_WINDOW_US);
+	w->start_us = cmdline_uint("calib_us", CALIB_WINDOW_US, 1,
+				   CALIB_MAX_WINDOW_US);
+	w->max_us = cmdline_uint("calib_max_us", CALIB_MAX_WINDOW_US, 1,
+				 CALIB_MAX_WINDOW_US);
 	if (w->max_us < w->start_us) {
 		kprintf("calib: calib_max_us=%u is below calib_us: using %u\n",
 			w->max_us, w->start_us);

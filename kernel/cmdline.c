@@ -4,6 +4,7 @@
 
 #include "cmdline.h"
 #include "kstring.h"
+#include "printf.h"
 
 static char buf[CMDLINE_MAX];
 static const char *argv[CMDLINE_MAX_ARGS];
@@ -78,6 +79,24 @@ const char *cmdline_get(const char *key)
 			found = v;	/* the last one wins */
 	}
 	return found;
+}
+
+unsigned cmdline_uint(const char *key, unsigned def, unsigned lo,
+		      unsigned hi)
+{
+	const char *s = cmdline_get(key);
+	unsigned long v = 0;
+
+	if (!s)
+		return def;
+	for (; *s >= '0' && *s <= '9' && v <= hi; s++)
+		v = v * 10 + (*s - '0');
+	if (*s || v < lo || v > hi) {
+		kprintf("cmdline: %s must be %u to %u; using %u\n", key, lo, hi,
+			def);
+		return def;
+	}
+	return v;
 }
 
 int cmdline_has(const char *word)

@@ -17,6 +17,12 @@ int cmdline_argc(void);
 const char *cmdline_arg(int i);
 /* The value of the last "key=value" word after argv[0], or NULL. */
 const char *cmdline_get(const char *key);
+/*
+ * "@key=N": a decimal from @lo to @hi, else @def (absent), or @def and a
+ * console line saying so (not a number, or out of range).
+ */
+unsigned cmdline_uint(const char *key, unsigned def, unsigned lo,
+		      unsigned hi);
 /* 1 if a word after argv[0] is @word, or starts with "@word=". */
 int cmdline_has(const char *word);
 /* 1 if the line had more bytes or words than kept. */

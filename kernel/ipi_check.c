@@ -136,30 +136,12 @@ out:
 	__atomic_fetch_add(&finished, 1, __ATOMIC_RELEASE);
 }
 
-/* ipi_k=N: a decimal 1..K_MAX, else the default */
-static unsigned parse_k(void)
-{
-	const char *s = cmdline_get("ipi_k");
-	unsigned long v = 0;
-
-	if (!s)
-		return K_DEFAULT;
-	for (; *s >= '0' && *s <= '9' && v <= K_MAX; s++)
-		v = v * 10 + (*s - '0');
-	if (*s || v < 1 || v > K_MAX) {
-		kprintf("ipi_check: ipi_k must be 1 to %u; using %u\n",
-			K_MAX, K_DEFAULT);
-		return K_DEFAULT;
-	}
-	return v;
-}
-
 void ipi_check(void)
 {
 	uint64_t sum_sent = 0, sum_got = 0, lost = 0, dup = 0, tsc;
 	unsigned f, t, v;
 
-	k = parse_k();
+	k = cmdline_uint("ipi_k", K_DEFAULT, 1, K_MAX);
 	if (lapic_mode() == LAPIC_NONE) {
 		kprintf("ipi_check: no local APIC, nothing to check\n");
 		kprintf("@ipi_check skipped=no-apic\n");

@@ -28,6 +28,7 @@
 #include <stdint.h>
 
 #include "hw/apic.h"
+#include "cmdline.h"
 #include "idt.h"
 #include "lapic.h"
 #include "lapic_check.h"
@@ -261,7 +262,7 @@ void lapic_check_nmi(void)
 {
 	if (!lc_part_start(PART))
 		return;
-	rounds = lc_cmdline_uint("nmi_rounds", ROUNDS_DEFAULT, 1, ROUNDS_MAX);
+	rounds = cmdline_uint("nmi_rounds", ROUNDS_DEFAULT, 1, ROUNDS_MAX);
 	bsp_id = lapic_id();
 	check_race();
 	check_pending();

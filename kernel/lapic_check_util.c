@@ -10,7 +10,6 @@
 #include <stdint.h>
 
 #include "calib_hw.h"
-#include "cmdline.h"
 #include "hw/apic.h"
 #include "hw/irqlab.h"
 #include "idt.h"
@@ -106,24 +105,6 @@ int lc_irr(unsigned vec)
 int lc_isr(unsigned vec)
 {
 	return vec_bit(APIC_ISR, vec);
-}
-
-unsigned lc_cmdline_uint(const char *key, unsigned def, unsigned lo,
-			 unsigned hi)
-{
-	const char *s = cmdline_get(key);
-	unsigned long v = 0;
-
-	if (!s)
-		return def;
-	for (; *s >= '0' && *s <= '9' && v <= hi; s++)
-		v = v * 10 + (*s - '0');
-	if (*s || v < lo || v > hi) {
-		kprintf("lapic_check: %s must be %u to %u; using %u\n", key, lo,
-			hi, def);
-		return def;
-	}
-	return v;
 }
 
 /*

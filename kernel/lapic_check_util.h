@@ -49,9 +49,6 @@ static inline void lc_write_cr8(uint64_t v)
 	asm volatile("mov %0, %%cr8" : : "r"(v) : "memory");
 }
 
-/* A decimal "key=N" from the command line in [@lo, @hi], else @def. */
-unsigned lc_cmdline_uint(const char *key, unsigned def, unsigned lo,
-			 unsigned hi);
 
 /* irqlab-vmm's exit counters at one moment (docs/PROTOCOL.md). */
 struct lc_exits {
