@@ -99,16 +99,6 @@ unsigned cmdline_uint(const char *key, unsigned def, unsigned lo,
 	return v;
 }
 
-int cmdline_has(const char *word)
-{
-	int i;
-
-	for (i = 1; i < argc; i++)
-		if (strcmp(argv[i], word) == 0 || match(argv[i], word))
-			return 1;
-	return 0;
-}
-
 int cmdline_truncated(void)
 {
 	return truncated;

@@ -23,8 +23,6 @@ const char *cmdline_get(const char *key);
  */
 unsigned cmdline_uint(const char *key, unsigned def, unsigned lo,
 		      unsigned hi);
-/* 1 if a word after argv[0] is @word, or starts with "@word=". */
-int cmdline_has(const char *word);
 /* 1 if the line had more bytes or words than kept. */
 int cmdline_truncated(void);
 

@@ -53,11 +53,6 @@ void console_init(void)
 		uart_init(PORT_COM1);
 }
 
-int console_is_pv(void)
-{
-	return use_pv;
-}
-
 static void pv_send(void)
 {
 	if (!pv_len)
@@ -89,12 +84,6 @@ void console_putc(char c)
 	if (c == '\n')
 		uart_putc(PORT_COM1, '\r');
 	uart_putc(PORT_COM1, c);
-}
-
-void console_write(const char *s, size_t n)
-{
-	while (n--)
-		console_putc(*s++);
 }
 
 /*

@@ -180,11 +180,6 @@ int ioapic_present(void)
 	return present;
 }
 
-unsigned ioapic_nr_pins(void)
-{
-	return present ? nr_pins : 0;
-}
-
 uint32_t ioapic_version(void)
 {
 	return version;

@@ -28,7 +28,6 @@ void ioapic_find(const struct mbinfo *mbi);
  */
 int ioapic_init(void);
 int ioapic_present(void);
-unsigned ioapic_nr_pins(void);		/* VER bits 23:16, + 1 */
 uint32_t ioapic_version(void);		/* VER bits 7:0 */
 
 /* An indirect register (IOREGSEL index), through IOWIN. */
