@@ -2,9 +2,8 @@
 /*
  * The local APIC driver, xAPIC and x2APIC.
  *
- * APIC sections are cited as include/hw/apic.h cites them: chapter 11 of
- * SDM vol. 3A (chapter 10 in editions before 2023).  The MP start-up
- * sequence is cited as in x86.h's editions: sec. 8.4.4.1.
+ * Sections are those of the current SDM (docs/ARCHITECTURE.md): the APIC
+ * is chapter 11 of vol. 3A, the MP start-up sequence sec. 9.4.4.1.
  *
  * xAPIC: the registers are 4 KiB of MMIO at the base in IA32_APIC_BASE
  * (SDM 11.4.1, table 11-1); entry.S maps [3 GiB, 4 GiB) uncached, where
@@ -72,7 +71,7 @@ void lapic_write(unsigned off, uint32_t v)
  * stores, LFENCE keeps the WRMSR from running before the MFENCE ends
  * (what Linux's weak_wrmsr_fence() does).  xAPIC needs nothing: the ICR
  * write is a store, and stores are not reordered with older stores (SDM
- * vol. 3 sec. 8.2.2 in editions before 2023).
+ * vol. 3A 9.2.2).
  */
 static void x2apic_fence(void)
 {
@@ -314,7 +313,7 @@ void lapic_send_all(unsigned vector)
 }
 
 /*
- * SDM 8.4.4.1 sends INIT as 000C4500H and STARTUP as 000C46XXH (there
+ * SDM 9.4.4.1 sends INIT as 000C4500H and STARTUP as 000C46XXH (there
  * to all excluding self; here to one APIC ID): edge, assert.  No INIT
  * de-assert follows: Pentium 4 and later ignore it, and x2APIC mode does
  * not support it (SDM 11.12.9).

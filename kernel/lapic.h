@@ -47,7 +47,7 @@ void lapic_send_self(unsigned vector);
 void lapic_send_others(unsigned vector);	/* all excluding self */
 void lapic_send_all(unsigned vector);		/* all including self */
 
-/* INIT, and STARTUP at real-mode address @page << 12 (SDM 8.4.4.1). */
+/* INIT, and STARTUP at real-mode address @page << 12 (SDM 9.4.4.1). */
 void lapic_send_init(uint32_t apic_id);
 void lapic_send_sipi(uint32_t apic_id, unsigned page);
 

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: MIT
 /*
- * Starting the application processors (SDM vol. 3 sec. 8.4, editions
- * before 2023), per-CPU data, and the APs' idle loop.
+ * Starting the application processors (SDM vol. 3A 9.4), per-CPU data,
+ * and the APs' idle loop.
  *
  * After reset or INIT an AP waits for a STARTUP IPI; its vector names the
  * page where it starts in real mode.  The BSP copies the trampoline
  * (boot/trampoline.S) to a free page below 1 MiB, then for each AP in
  * turn sets its stack and index in ap_boot_*, sends INIT, STARTUP,
- * STARTUP (sec. 8.4.4.1), and waits until the AP says it is online.
+ * STARTUP (9.4.4.1), and waits until the AP says it is online.
  * One AP at a time: they share the trampoline and ap_boot_*.
  */
 #include <stddef.h>
@@ -44,7 +44,7 @@
  * (Skylake and later), so 200000 iterations are ~1 to ~10 ms at 3 GHz;
  * under TCG each is a few host instructions.
  *
- * SDM 8.4.4.1 waits 10 ms after INIT and 200 us after each STARTUP.  We
+ * SDM 9.4.4.1 waits 10 ms after INIT and 200 us after each STARTUP.  We
  * skip the INIT wait on the CPUs Linux skips it on (smp_quirk_init_udelay
  * in arch/x86/kernel/smpboot.c: Intel family 6, AMD family 0xf and
  * later, Hygon 0x18 and later), which take INIT at once; there, and in

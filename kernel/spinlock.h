@@ -5,7 +5,7 @@
  * they asked (a test-and-set lock lets one CPU starve the others).
  *
  * The atomics are GCC's __atomic builtins.  x86 is TSO: LOCK XADD is a
- * full barrier, and a plain store releases (SDM vol. 3 sec. 8.2.2, "Memory
+ * full barrier, and a plain store releases (SDM vol. 3A 9.2.2, "Memory
  * Ordering in P6 and More Recent Processor Families"), so unlock is one
  * MOV.  PAUSE in the wait loop tells the CPU it spins (SDM vol. 2B,
  * PAUSE): it saves power, frees the sibling hyperthread, and avoids the

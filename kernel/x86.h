@@ -2,8 +2,9 @@
 /*
  * x86-64 registers, bits and instructions the kernel uses.
  *
- * Section numbers are those of the Intel SDM editions before 2023
- * (vol. 3: ch. 4 paging, ch. 6 interrupts, ch. 7 tasks, ch. 9 init).
+ * Section numbers are those of the current Intel SDM (docs/ARCHITECTURE.md;
+ * vol. 3A: ch. 4 paging, ch. 6 interrupts, ch. 7 tasks, ch. 9 MP,
+ * ch. 10 initialization, ch. 11 APIC).
  * The constants are usable from assembly too (entry.S).
  */
 #ifndef KERNEL_X86_H

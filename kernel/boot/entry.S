@@ -88,7 +88,7 @@ _start:
 	jne	2b
 
 	/*
-	 * SDM vol. 3 sec. 9.8.5, "Initializing IA-32e Mode": with paging off,
+	 * SDM vol. 3A 10.8.5, "Initializing IA-32e Mode": with paging off,
 	 * set CR4.PAE, load CR3 with the PML4, set IA32_EFER.LME, then set
 	 * CR0.PG; the CPU then sets EFER.LMA.  This code is identity mapped,
 	 * as the MOV to CR0 and what follows must be.  We run in compatibility

@@ -3,8 +3,8 @@
  * The application processors' way from real mode to ap_main(cpu).
  *
  * A STARTUP IPI with vector VV starts an AP in real mode at CS:IP =
- * VV00:0000, i.e. at physical 000VV000H (SDM vol. 3 sec. 8.4.4.1 in
- * editions before 2023), so the first instructions must lie in a page
+ * VV00:0000, i.e. at physical 000VV000H (SDM vol. 3A 9.4.4.1), so the
+ * first instructions must lie in a page
  * below 1 MiB.  smp.c copies [trampoline_start, trampoline_end)
  * to such a page and sends its number as the vector.  That part uses
  * only CS-relative offsets, so it runs at whatever page it was copied to;
@@ -55,10 +55,10 @@ trampoline_start:
 	/* a 32-bit operand: LGDT loads all 32 bits of the base */
 	lgdtl	OFF(tramp_gdtr)
 	/*
-	 * After INIT, CR0 = 60000010H (SDM vol. 3 sec. 9.1.1, table 9-1):
+	 * After INIT, CR0 = 60000010H (SDM vol. 3A 10.1.1, table 10-1):
 	 * CD and NW set, caches off.  Load PE alone: that also clears CD
 	 * and NW, as the BSP has them.  The MOV to CR0 must be followed by
-	 * a far jump (sec. 9.9.1); this one is indirect, through a 16:32
+	 * a far jump (10.9.1); this one is indirect, through a 16:32
 	 * pointer in this page.
 	 */
 	mov	$CR0_PE, %eax
@@ -96,7 +96,7 @@ ap_entry32:
 	mov	%ax, %fs
 	mov	%ax, %gs
 
-	/* as entry.S: SDM vol. 3 sec. 9.8.5, "Initializing IA-32e Mode" */
+	/* as entry.S: SDM vol. 3A 10.8.5, "Initializing IA-32e Mode" */
 	mov	%cr4, %eax
 	or	$CR4_PAE, %eax
 	mov	%eax, %cr4
