@@ -9,7 +9,7 @@
 
 #include <stdint.h>
 
-#include "lapic.h"
+#include "apic/lapic.h"
 
 #define FAKE_CPUS	4
 #define FAKE_LOG	64

@@ -3,7 +3,7 @@
 #include <criterion/criterion.h>
 
 #include "hw/apic.h"
-#include "lapic.h"
+#include "apic/lapic.h"
 #include "lapic_fake.h"
 
 static struct lapic apic[FAKE_CPUS];

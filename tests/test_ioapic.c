@@ -5,7 +5,7 @@
 
 #include "hw/apic.h"
 #include "hw/ioapic.h"
-#include "ioapic.h"
+#include "apic/ioapic.h"
 
 #define NCPUS	4
 #define LOG	64

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "hw/apic.h"
-#include "lapic.h"
+#include "apic/lapic.h"
 #include "lapic_fake.h"
 
 static struct lapic l;

@@ -4,8 +4,8 @@
 #include <string.h>
 
 #include "hw/ioapic.h"
-#include "ioapic.h"
-#include "testdev.h"
+#include "apic/ioapic.h"
+#include "dev/testdev.h"
 
 #define LOG	32
 

@@ -18,9 +18,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "acpi.h"
+#include "boot/acpi.h"
 #include "cli.h"
-#include "loader.h"
+#include "boot/loader.h"
 #include "util.h"
 #include "vm.h"
 

@@ -13,20 +13,20 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "bus.h"
-#include "cpuid.h"
-#include "debugdev.h"
-#include "fw_cfg.h"
-#include "ioapic.h"
-#include "irq.h"
-#include "pic.h"
-#include "pit.h"
-#include "pmtimer.h"
-#include "mem.h"
-#include "pvport.h"
-#include "stats.h"
-#include "testdev.h"
-#include "uart.h"
+#include "exit/bus.h"
+#include "kvm/cpuid.h"
+#include "dev/debugdev.h"
+#include "dev/fw_cfg.h"
+#include "apic/ioapic.h"
+#include "irqchip/user.h"
+#include "pc/pic.h"
+#include "pc/pit.h"
+#include "dev/pmtimer.h"
+#include "boot/mem.h"
+#include "dev/pvport.h"
+#include "exit/stats.h"
+#include "dev/testdev.h"
+#include "dev/uart.h"
 
 #define VMM_MAX_CPUS	64
 #define VMM_MAX_MODULES	16

@@ -7,7 +7,7 @@
  */
 #include <string.h>
 
-#include "lapic_int.h"
+#include "lapic_internal.h"
 
 #define XAPIC_BROADCAST		0xffu
 #define X2APIC_BROADCAST	0xffffffffu

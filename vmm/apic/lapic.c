@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "lapic_int.h"
+#include "lapic_internal.h"
 
 void lapic_trace(const struct lapic *l, const char *fmt, ...)
 {

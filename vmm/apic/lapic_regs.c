@@ -7,7 +7,7 @@
  */
 #include <string.h>
 
-#include "lapic_int.h"
+#include "lapic_internal.h"
 
 #define ACC_R	1
 #define ACC_W	2

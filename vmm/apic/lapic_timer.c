@@ -20,7 +20,7 @@
  * TSC-deadline mode takes deadlines in guest TSC ticks: ops->tsc reads the
  * guest TSC, caps.tsc_khz converts the distance to it into host ns.
  */
-#include "lapic_int.h"
+#include "lapic_internal.h"
 
 #define NSEC_PER_SEC	1000000000ull
 #define NSEC_PER_MSEC	1000000ull

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "hw/multiboot.h"
-#include "loader_int.h"
+#include "loader_internal.h"
 
 /* ACPI 6.5 5.2.5.3: an ACPI 1.0 RSDP is 20 bytes, a 2.0+ one at least 36. */
 #define RSDP_V1_LEN	20

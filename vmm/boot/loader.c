@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "hw/multiboot.h"
-#include "loader_int.h"
+#include "loader_internal.h"
 
 int loader_fail(struct loader *ld, const char *fmt, ...)
 {

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "hw/multiboot.h"
-#include "loader_int.h"
+#include "loader_internal.h"
 
 /* Multiboot 3.1.2: magic, flags, checksum; the kludge fields follow. */
 #define MB1_FIXED_LEN	offsetof(struct mb1_header, header_addr)

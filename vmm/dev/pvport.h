@@ -7,7 +7,7 @@
 #include <stdint.h>
 
 #include "hw/irqlab.h"
-#include "mem.h"
+#include "boot/mem.h"
 
 struct pvport {
 	const struct guest_mem *mem;

@@ -38,7 +38,7 @@
  */
 #include <pthread.h>
 
-#include "irq_int.h"
+#include "extint.h"
 #include "vm.h"
 
 /* Tell @t to look at its ExtINT inputs; its own thread needs nothing. */

@@ -9,7 +9,7 @@
 #include <time.h>
 #include <x86intrin.h>
 
-#include "irq_int.h"
+#include "extint.h"
 #include "util.h"
 #include "vm.h"
 

@@ -18,7 +18,7 @@
 
 #include "hw/apic.h"
 #include "hw/ioapic.h"
-#include "irq_int.h"
+#include "extint.h"
 #include "util.h"
 #include "vm.h"
 

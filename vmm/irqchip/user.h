@@ -23,7 +23,7 @@
 #include <stdint.h>
 #include <time.h>
 
-#include "lapic.h"
+#include "apic/lapic.h"
 #include "pir.h"
 
 /* Where a vCPU thread is, for its notifiers (relaxed reads elsewhere). */

@@ -10,7 +10,7 @@
 #include <sys/ioctl.h>
 
 #include "hw/apic.h"
-#include "kvm_int.h"
+#include "kvm.h"
 #include "util.h"
 #include "vm.h"
 

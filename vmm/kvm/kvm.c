@@ -16,7 +16,7 @@
 #include <unistd.h>
 #include <x86intrin.h>
 
-#include "kvm_int.h"
+#include "kvm.h"
 #include "util.h"
 #include "vm.h"
 
