@@ -2,6 +2,7 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
+#include "apic/apic_bus.h"
 #include "hw/apic.h"
 #include "lapic_fake.h"
 

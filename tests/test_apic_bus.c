@@ -2,8 +2,9 @@
 /* ICR messages and their destinations (SDM 11.6.1, 11.6.2, 11.12.10). */
 #include <criterion/criterion.h>
 
-#include "hw/apic.h"
+#include "apic/apic_bus.h"
 #include "apic/lapic.h"
+#include "hw/apic.h"
 #include "lapic_fake.h"
 
 static struct lapic apic[FAKE_CPUS];

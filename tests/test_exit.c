@@ -8,9 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "exit/exit.h"
+#include "exit/machine.h"
 #include "hw/apic.h"
 #include "hw/irqlab.h"
 #include "hw/ports.h"
+#include "irqchip/user.h"
 #include "vm.h"
 
 #define RUN_SIZE	8192

@@ -11,6 +11,7 @@
 
 #include "hw/apic.h"
 #include "irqchip/extint.h"
+#include "irqchip/user.h"
 #include "lapic_fake.h"
 #include "vm.h"
 

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "hw/apic.h"
+#include "irqchip/user.h"
 #include "vm.h"
 
 static struct vm vm;

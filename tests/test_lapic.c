@@ -5,8 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hw/apic.h"
+#include "apic/apic_bus.h"
 #include "apic/lapic.h"
+#include "apic/lapic_dump.h"
+#include "hw/apic.h"
 #include "lapic_fake.h"
 
 static struct lapic l;

@@ -19,8 +19,14 @@
 #include <unistd.h>
 
 #include "boot/acpi.h"
-#include "cli.h"
 #include "boot/loader.h"
+#include "cli.h"
+#include "exit/machine.h"
+#include "irqchip/isa.h"
+#include "irqchip/user.h"
+#include "kvm/irqchip.h"
+#include "kvm/kvm.h"
+#include "kvm/vcpu.h"
 #include "util.h"
 #include "vm.h"
 

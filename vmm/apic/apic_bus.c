@@ -7,6 +7,7 @@
  */
 #include <string.h>
 
+#include "apic_bus.h"
 #include "lapic_internal.h"
 
 #define XAPIC_BROADCAST		0xffu

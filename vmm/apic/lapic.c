@@ -46,7 +46,7 @@ bool lapic_sw_enabled(const struct lapic *l)
  * (SDM 11.4.7.2), so it takes none: nothing special is needed for it.
  * The trigger bit does not matter: "When the delivery mode is ExtINT,
  * the trigger mode is always level sensitive" (SDM 11.5.1), i.e. the
- * CPU takes INTR as long as it is high, which irq_extint.c does by
+ * CPU takes INTR as long as it is high, which irqchip/extint.c does by
  * looking at the PIC's output at each chance to inject.
  */
 bool lapic_lint0_extint(const struct lapic *l)

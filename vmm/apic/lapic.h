@@ -7,18 +7,21 @@
  * and ops->tsc.  The caller serialises the calls on one struct lapic, and
  * apic_route() against all of them.  docs/LAPIC.md says what is modelled.
  *
+ * This header is the model's, in three files along the seams of the
+ * chapter:
+ *
  *   lapic.c        state, priorities, acceptance, EOI, errors, IA32_APIC_BASE
  *   lapic_regs.c   the register file: xAPIC MMIO and x2APIC MSR decode, ICR
  *   lapic_timer.c  the APIC timer: one-shot, periodic, TSC-deadline
- *   apic_bus.c     destinations and lowest-priority arbitration
- *   lapic_dump.c   the register page in text (--timeout)
+ *
+ * and beside it apic_bus.h (destinations and lowest-priority arbitration
+ * over all the LAPICs) and lapic_dump.h (the register page in text).
  */
 #ifndef VMM_LAPIC_H
 #define VMM_LAPIC_H
 
 #include <stdbool.h>
 #include <stdint.h>
-#include <stdio.h>
 
 /* LVTs: CMCI, timer, thermal, perf, LINT0, LINT1, error */
 #define LAPIC_NR_LVT		7
@@ -144,24 +147,9 @@ uint32_t lapic_tmr_word(const struct lapic *l, unsigned i);
 /* The host timer armed through ops->timer_arm fired. */
 void lapic_timer_expired(struct lapic *l);
 
-/* State dumps (--timeout): the register page, as KVM_GET_LAPIC's */
+/* State dumps (--timeout): the register page, as KVM_GET_LAPIC's
+ * (lapic_dump.h prints one) */
 #define LAPIC_PAGE_SIZE	0x400
 void lapic_regs_page(const struct lapic *l, uint8_t page[LAPIC_PAGE_SIZE]);
-/* lapic_dump.c: the page's IRR, ISR, TMR, TPR, PPR, LVTs and timer, in
- * lines of text, each after @indent (pure: from the page alone) */
-void lapic_print_page(FILE *f, const char *indent,
-		      const uint8_t page[LAPIC_PAGE_SIZE]);
-
-/* Destination routing (SDM 11.6.2, 11.12.10) */
-bool lapic_match_dest(const struct lapic *l, uint32_t dest, bool logical);
-/*
- * The targets of @ipi sent by CPU @src (-1: no CPU, e.g. the IOAPIC) as a
- * bit per CPU in @mask[(n + 63) / 64].  Lowest priority leaves one bit:
- * the lowest APR among the software-enabled targets, ties to the one that
- * won least recently, then to the lowest index (docs/LAPIC.md).  That
- * records the win in the winner's arb_seq.
- */
-void apic_route(struct lapic *const *cpus, unsigned n, int src,
-		const struct lapic_ipi *ipi, uint64_t *mask);
 
 #endif

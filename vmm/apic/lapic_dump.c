@@ -6,6 +6,7 @@
  */
 #include <string.h>
 
+#include "lapic_dump.h"
 #include "lapic_internal.h"
 
 static uint32_t page_reg(const uint8_t *page, uint32_t off)

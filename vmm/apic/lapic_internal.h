@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Inside the local APIC model: what lapic*.c and apic_bus.c tell each other. */
-#ifndef VMM_LAPIC_INT_H
-#define VMM_LAPIC_INT_H
+#ifndef VMM_LAPIC_INTERNAL_H
+#define VMM_LAPIC_INTERNAL_H
 
 #include <stdbool.h>
 #include <stdint.h>

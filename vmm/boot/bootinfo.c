@@ -3,7 +3,7 @@
  * The boot information the kernel finds through EBX: Multiboot 0.6.96
  * section 3.3 or Multiboot2 2.0 section 3.6, plus the flat GDT that the
  * entry segment selectors refer to.  It is assembled in a host buffer as if
- * it sat at its guest address, then vmm/loader.c copies it in one piece.
+ * it sat at its guest address, then loader.c copies it in one piece.
  */
 #include <stdlib.h>
 #include <string.h>

@@ -9,8 +9,8 @@
  *	GDT + boot info		page aligned, after the modules
  *
  * Everything is checked before the first byte is written, so a load that
- * fails leaves guest memory as it was.  vmm/multiboot.c parses the
- * multiboot header, vmm/bootinfo.c builds the boot information.
+ * fails leaves guest memory as it was.  multiboot.c parses the
+ * multiboot header, bootinfo.c builds the boot information.
  */
 #include <elf.h>
 #include <stdarg.h>

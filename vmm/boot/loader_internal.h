@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Inside the multiboot loader.  vmm/multiboot.c finds and checks the
- * image's multiboot header, vmm/bootinfo.c builds the boot information,
- * vmm/loader.c loads the kernel's segments (ELF or a.out kludge), lays out
+ * Inside the multiboot loader.  multiboot.c finds and checks the
+ * image's multiboot header, bootinfo.c builds the boot information,
+ * loader.c loads the kernel's segments (ELF or a.out kludge), lays out
  * guest memory and drives the whole.  This is what they tell each other.
  */
-#ifndef VMM_LOADER_INT_H
-#define VMM_LOADER_INT_H
+#ifndef VMM_LOADER_INTERNAL_H
+#define VMM_LOADER_INTERNAL_H
 
 #include <stdbool.h>
 #include <stddef.h>

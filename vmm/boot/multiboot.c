@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * Find and check the image's multiboot header: Multiboot 0.6.96 section
- * 3.1 and Multiboot2 2.0 section 3.1.  vmm/bootinfo.c builds what the
+ * 3.1 and Multiboot2 2.0 section 3.1.  bootinfo.c builds what the
  * kernel gets in return.
  *
  * The image is untrusted: every read is bounds-checked against its length.

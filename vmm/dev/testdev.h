@@ -4,7 +4,7 @@
  * written to port 0x2000 + n sets ISA line n (0-23) to !!value, so a
  * guest can drive the interrupt controllers' input pins from inside and
  * test their edge, level and remote-IRR rules.  Pure: it only calls
- * set_irq, which the machine binds to its ISA lines (vmm/isa.c) or to
+ * set_irq, which the machine binds to its ISA lines (irqchip/isa.c) or to
  * KVM_IRQ_LINE (--irqchip=kernel).
  */
 #ifndef VMM_TESTDEV_H

@@ -6,12 +6,15 @@
  */
 #include <string.h>
 
+#include "exit.h"
 #include "hw/apic.h"
 #include "hw/irqlab.h"
+#include "irqchip/isa.h"
+#include "irqchip/user.h"
 #include "util.h"
 #include "vm.h"
 
-bool exit_is_protocol_port(uint16_t port)
+static bool exit_is_protocol_port(uint16_t port)
 {
 	return port >= IRQLAB_PORT_BASE &&
 	       port < IRQLAB_PORT_BASE + IRQLAB_PORT_LEN;
@@ -129,7 +132,7 @@ static void exit_mmio(struct vcpu *v)
 
 /*
  * KVM_EXIT_X86_RDMSR/WRMSR (api.rst): an MSR KVM sent to userspace, the
- * LAPIC's in --irqchip=user (kvm.c says which).  msr.error = 1 makes KVM
+ * LAPIC's in --irqchip=user (kvm/kvm.c says which).  msr.error = 1 makes KVM
  * raise #GP, as the SDM asks of a reserved or read-only LAPIC MSR, and as
  * KVM itself would for any other MSR it does not know.
  */

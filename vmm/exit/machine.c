@@ -9,6 +9,8 @@
 
 #include "hw/irqlab.h"
 #include "hw/ports.h"
+#include "irqchip/isa.h"
+#include "machine.h"
 #include "util.h"
 #include "vm.h"
 

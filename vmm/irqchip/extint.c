@@ -2,7 +2,7 @@
 /*
  * ExtINT: the 8259A pair's INTR to a CPU, for --irqchip=user and split.
  *
- * The PIC (pic.c) lives in isa.c under vm->isa_lock.  Its INTR output is
+ * The PIC (pc/pic.c) lives in isa.c under vm->isa_lock.  Its INTR output is
  * the BSP's LINT0 input, as on a PC (MP spec 1.4 3.6.2.2, virtual wire
  * mode via the local APIC); an IOAPIC entry with delivery mode ExtINT
  * (82093AA 3.2.4) reaches the INTR of the CPUs it names too.  Either way
@@ -22,23 +22,24 @@
  * takes INTR while it is high.  So the INTR level is looked at again at
  * every chance to inject, and a level-triggered PIC line (ELCR) that
  * stays high after the INTA raises INTR again at the guest's EOI (OCW2),
- * when pic.c drops the IR from its ISR (8259A datasheet, "Interrupt
+ * when pc/pic.c drops the IR from its ISR (8259A datasheet, "Interrupt
  * Sequence" and "The End of Interrupt").  A guest that leaves INTR high
  * with IF=0 (or LINT0 masked) only leaves the request waiting: KVM exits
  * for the window when IF becomes 1, and nothing here spins.
  *
  * Who is told: the PIC's INTR rising sets the BSP's extint_kick and
- * notifies it as an IPI would (irq.c: kick or wake); the vCPU clears the
+ * notifies it as an IPI would (user.c: kick or wake); the vCPU clears the
  * flag before it looks at vm->pic_intr, so a later rise is never lost.
  * The flag is only a "look again": the level stays in vm->pic_intr and
  * an IOAPIC ExtINT in extint_msg, both read on the vCPU's own thread.
  *
  * The INTA takes isa_lock alone (never with apic_lock held), so the lock
- * order of isa.c is kept.  No KVM call here: vcpu.c injects.
+ * order of isa.c is kept.  No KVM call here: kvm/vcpu.c injects.
  */
 #include <pthread.h>
 
 #include "extint.h"
+#include "user.h"
 #include "vm.h"
 
 /* Tell @t to look at its ExtINT inputs; its own thread needs nothing. */

@@ -1,25 +1,27 @@
 /* SPDX-License-Identifier: MIT */
-/* Shared between irq.c and irq_sleep.c, the two halves of --irqchip=user. */
-#ifndef VMM_IRQ_INT_H
-#define VMM_IRQ_INT_H
+/*
+ * ExtINT (extint.c): the 8259A pair's INTR to a CPU, and IOAPIC messages
+ * with delivery mode ExtINT, for --irqchip=user and split.
+ */
+#ifndef VMM_IRQCHIP_EXTINT_H
+#define VMM_IRQCHIP_EXTINT_H
 
 #include <stdbool.h>
-#include <stdint.h>
-#include <time.h>
 
+struct vm;
 struct vcpu;
 
-void futex_wait(uint32_t *word, uint32_t val, const struct timespec *rel);
-bool timer_due(struct vcpu *v);		/* its APIC timer's deadline passed */
-void irq_collect(struct vcpu *v);	/* fold the PIR, take due timers */
-bool requests_pending(struct vcpu *v);	/* PIR, NMI, INIT or rendezvous */
-/* a request was stored for @t: kick or wake it (@self: the sender, or -1) */
-void irq_notify(struct vcpu *t, int self);
+/* isa.c: the PIC's INTR output changed (pic_ops.intr, under isa_lock) */
+void extint_pic_intr(struct vm *vm, int level);
 
-/* irq_extint.c: the PIC's INTR and IOAPIC ExtINT messages */
-void irq_post_extint(struct vcpu *t);
+/* --irqchip=user (user.c, sleep.c) */
+void irq_post_extint(struct vcpu *t);	/* an IOAPIC ExtINT message */
 void irq_extint_seen(struct vcpu *v);	/* clear extint_kick, then look */
 bool irq_extint_waiting(struct vcpu *v);
 int irq_extint_ack(struct vcpu *v);	/* the INTA: the vector to inject */
+
+/* --irqchip=split, the vCPU before KVM_RUN: an ExtINT vector to inject
+ * with KVM_INTERRUPT (the INTA is done), or -1; sets the window request */
+int split_extint_before_run(struct vcpu *v);
 
 #endif

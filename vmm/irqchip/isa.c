@@ -7,21 +7,31 @@
  *
  * Locks: vm->isa_lock serialises the PIT and the IOAPIC, and is taken
  * before vm->apic_lock, never after.  A LAPIC EOI of a level vector is
- * seen under apic_lock, so irq.c queues it and calls isa_eoi() after.
+ * seen under apic_lock, so user.c queues it and calls isa_eoi() after.
  *
  * Lines: ISA IRQ0 (the PIT) is IOAPIC pin 2, as the MADT's interrupt
  * source override says (ACPI 6.5 sec. 5.2.12.5); ISA IRQ n > 0 is pin n.
  * Every ISA line 0-15 also goes to the same line of the PIC, whose INTR
- * is the BSP's LINT0 (irq_extint.c: ExtINT, the vector from the PIC's
- * INTA cycle).  The INTA takes isa_lock, from a vCPU holding no lock.
+ * is the BSP's LINT0 (extint.c: ExtINT, the vector from the PIC's INTA
+ * cycle).  The INTA takes isa_lock, from a vCPU holding no lock.
+ *
+ * The IOAPIC's messages go to irqlab's LAPICs here, or in split mode to
+ * KVM's (split.c).
  */
 #include <errno.h>
 #include <signal.h>
 #include <string.h>
 #include <time.h>
 
+#include "apic/apic_bus.h"
+#include "exit/machine.h"
+#include "extint.h"
 #include "hw/apic.h"
 #include "hw/ioapic.h"
+#include "isa.h"
+#include "split.h"
+#include "trace.h"
+#include "user.h"
 #include "util.h"
 #include "vm.h"
 
@@ -47,7 +57,7 @@ static void isa_set_irq(void *ctx, unsigned line, int level)
 		pic_set_irq(&vm->pic, line, level);
 }
 
-/* The PIC's INTR: the BSP's LINT0 (irq_extint.c) */
+/* The PIC's INTR: the BSP's LINT0 (extint.c) */
 static void isa_pic_intr(void *ctx, int level)
 {
 	extint_pic_intr(ctx, level);
@@ -169,145 +179,6 @@ static const struct ioapic_ops isa_ioapic_ops = {
 	.rendezvous = isa_rendezvous,
 };
 
-/* ---- --irqchip=split: the IOAPIC's messages as MSIs to KVM's LAPICs ---- */
-
-/*
- * Intel SDM vol. 3 10.11.1: address FEEx_xxxxh with the destination in
- * bits 19:12, RH (bit 3) for lowest priority and DM (bit 2) logical; data
- * with the vector, the delivery mode in bits 10:8, and for a level
- * message assert (bit 14) and trigger (bit 15).
- */
-static struct split_msi split_msi_of(uint8_t vector, uint32_t delivery,
-				     bool logical, bool level, uint32_t dest)
-{
-	struct split_msi m;
-
-	m.addr = 0xfee00000u | (dest & 0xff) << 12 |
-		 (delivery == APIC_ICR_DM_LOWEST ? 1u << 3 : 0) |
-		 (logical ? 1u << 2 : 0);
-	m.data = vector | (delivery & 0x700) | 1u << 14 |
-		 (level ? 1u << 15 : 0);
-	return m;
-}
-
-static int split_deliver(void *ctx, const struct lapic_ipi *msg)
-{
-	struct vm *vm = ctx;
-	struct split_msi m;
-	int r;
-
-	/*
-	 * ExtINT: KVM's LAPIC takes a PIC vector only by KVM_INTERRUPT and
-	 * only while its LVT0 accepts PIC interrupts (irq_extint.c), and it
-	 * ignores an MSI with delivery mode ExtINT (__apic_accept_irq()).
-	 * So an ExtINT entry has nowhere to go; LINT0 works instead.
-	 */
-	if (msg->delivery == IOAPIC_RTE_DM_EXTINT) {
-		if (!vm->split.extint_warned) {
-			vm->split.extint_warned = true;
-			warn("IOAPIC: an ExtINT entry under --irqchip=split: KVM's "
-			     "LAPIC takes the PIC's vector only through LVT0 "
-			     "(LINT0 ExtINT); dropped");
-		}
-		return 0;
-	}
-	m = split_msi_of(msg->vector, msg->delivery, msg->logical, msg->level,
-			 msg->dest);
-	vm->split.msis++;
-	r = vm->split.ops->signal_msi(vm, &m);
-	if (r < 0)
-		vm->split.msi_errors++;
-	return r < 0 ? 0 : r;
-}
-
-/*
- * KVM's LAPICs are out of sight: the IOAPIC's own bookkeeping (its TMR
- * sets and counters) takes APIC ID n for vCPU n, as KVM_CREATE_VCPU
- * gives, and a logical destination as every vCPU.  KVM derives the real
- * EOI-exit bitmaps from the routes (isa_split_sync()).
- */
-static uint64_t split_dest_mask(void *ctx, uint32_t dest, bool logical)
-{
-	struct vm *vm = ctx;
-	uint64_t all = vm->nr_vcpus == 64 ? ~0ull : (1ull << vm->nr_vcpus) - 1;
-
-	if (logical || dest == 0xff)
-		return all;
-	return dest < vm->nr_vcpus ? 1ull << dest : 0;
-}
-
-static void split_tmr_update(void *ctx, unsigned cpu, const uint32_t *tmr)
-{
-	(void)ctx, (void)cpu, (void)tmr;
-}
-
-static void split_rendezvous(void *ctx, int src)
-{
-	(void)ctx, (void)src;
-}
-
-static const struct ioapic_ops split_ioapic_ops = {
-	.deliver = split_deliver,
-	.dest_mask = split_dest_mask,
-	.tmr_update = split_tmr_update,
-	.rendezvous = split_rendezvous,
-};
-
-/*
- * The route KVM needs for a pin: only a level entry (fixed or lowest
- * priority, 82093AA 3.2.4) has one, because KVM sets a vCPU's EOI-exit
- * bit (KVM_EXIT_IOAPIC_EOI) for the vector of each level MSI route of a
- * reserved GSI that names it (api.rst, KVM_CAP_SPLIT_IRQCHIP).  Mask and
- * polarity are not in it, nor is anything of an edge entry: delivery is
- * by KVM_SIGNAL_MSI, which needs no route.
- */
-static struct split_msi split_route_of(uint64_t rte)
-{
-	uint32_t lo = (uint32_t)rte, dm = lo & IOAPIC_RTE_DM_MASK;
-
-	if (!(lo & IOAPIC_RTE_LEVEL) ||
-	    (dm != IOAPIC_RTE_DM_FIXED && dm != IOAPIC_RTE_DM_LOWEST))
-		return (struct split_msi){ 0, 0 };
-	return split_msi_of(lo & IOAPIC_RTE_VECTOR, dm,
-			    lo & IOAPIC_RTE_LOGICAL, true,
-			    (uint32_t)(rte >> 32) >> IOAPIC_RTE_DEST_SHIFT);
-}
-
-/*
- * After an IOAPIC write: commit the routes only when the effective route
- * of a pin changed.  Each commit makes KVM rescan every vCPU's EOI-exit
- * bitmap (KVM_REQ_SCAN_IOAPIC), the split-mode form of the rendezvous.
- * --ioapic=naive commits on any change of any entry, as a VMM that
- * rebuilds the routes on every redirection write.
- */
-static void isa_split_sync(struct vm *vm)
-{
-	struct split_state *s = &vm->split;
-	struct split_msi r[IOAPIC_NR_PINS];
-	bool changed = false;
-	unsigned i;
-
-	for (i = 0; i < IOAPIC_NR_PINS; i++) {
-		/* as written: remote IRR and delivery status are not */
-		uint64_t rte = ioapic_rte(&vm->ioapic, i) &
-			       ~(uint64_t)(IOAPIC_RTE_REMOTE_IRR |
-					   IOAPIC_RTE_DELIVS);
-
-		r[i] = split_route_of(rte);
-		if (vm->cfg->ioapic_policy == IOAPIC_NAIVE)
-			changed |= rte != s->rte[i];
-		else
-			changed |= memcmp(&r[i], &s->route[i], sizeof(r[i])) != 0;
-		s->rte[i] = rte;
-	}
-	if (!changed)
-		return;
-	s->route_commits++;
-	if (s->ops->set_routes(vm, r, IOAPIC_NR_PINS))
-		warn("--irqchip=split: KVM_SET_GSI_ROUTING failed");
-	memcpy(s->route, r, sizeof(r));
-}
-
 /*
  * Every ISA device is reached under isa_lock: one pair of bus callbacks
  * takes it around the model's own.  A write may have started an
@@ -338,7 +209,7 @@ static void isa_do_write(struct isa_dev *d, uint64_t off, unsigned size,
 {
 	d->write(d->dev, off, size, val, cpu);
 	if (d->vm->cfg->irqchip == IRQCHIP_SPLIT && d->dev == &d->vm->ioapic)
-		isa_split_sync(d->vm);
+		split_sync(d->vm);
 }
 
 static void isa_bus_write(void *opaque, uint64_t off, unsigned size,
@@ -444,8 +315,7 @@ void isa_init(struct vm *vm)
 	if (ioapic_init(&vm->ioapic, vm->nr_vcpus, 0, vm->cfg->ioapic_policy,
 			&ioapic_ops, vm))
 		die(EXIT_HOST, "IOAPIC: cannot serve %u vCPUs", vm->nr_vcpus);
-	for (unsigned i = 0; i < IOAPIC_NR_PINS; i++)
-		vm->split.rte[i] = ioapic_rte(&vm->ioapic, i);	/* masked */
+	split_init(vm);
 	isa_add(vm, &vm->pio, "pit", 0x40, 4, &vm->pit, pit_bus_read,
 		pit_bus_write);
 	isa_add(vm, &vm->pio, "port61", 0x61, 1, &vm->pit, port61_bus_read,

@@ -3,13 +3,17 @@
  * --irqchip=user: a vCPU asleep in the VMM, in HLT or in wait-for-SIPI
  * (SDM 8.4.1), on a futex until something is posted to it or its APIC
  * timer is due; and the check that stops a VM in which no vCPU can ever
- * wake again.  irq.c posts and wakes.
+ * wake again.  user.c posts and wakes.
  */
 #include <stdio.h>
 #include <time.h>
 #include <x86intrin.h>
 
+#include "exit/machine.h"
 #include "extint.h"
+#include "isa.h"
+#include "sleep.h"
+#include "user.h"
 #include "util.h"
 #include "vm.h"
 

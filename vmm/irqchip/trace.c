@@ -19,6 +19,8 @@
 
 #include "hw/ioapic.h"
 #include "hw/pit.h"
+#include "isa.h"
+#include "trace.h"
 #include "util.h"
 #include "vm.h"
 

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * --irqchip=user: the local APIC model wired to the vCPU threads (irq.h
+ * --irqchip=user: the local APIC model wired to the vCPU threads (user.h
  * says who may touch what).  vm->apic_lock serialises every change of any
  * LAPIC with apic_route(), which reads all of them; a vCPU reads its own
- * LAPIC without it, because nobody else writes it.  irq_sleep.c has the
+ * LAPIC without it, because nobody else writes it.  sleep.c has the
  * other half: a vCPU asleep in HLT or waiting for a SIPI.
  */
 #include <errno.h>
@@ -16,9 +16,13 @@
 #include <unistd.h>
 #include <x86intrin.h>
 
+#include "apic/apic_bus.h"
+#include "exit/machine.h"
+#include "extint.h"
 #include "hw/apic.h"
 #include "hw/ioapic.h"
-#include "extint.h"
+#include "isa.h"
+#include "user.h"
 #include "util.h"
 #include "vm.h"
 
@@ -117,7 +121,7 @@ static void ops_timer_arm(void *ctx, int cpu, uint64_t deadline_ns)
  * Post a fixed interrupt to @t; INIT and SIPI are flags.  NMIs are
  * counted, not flagged: two sent close together (a self NMI and a remote
  * one) are two NMIs, the second held while the first is handled (SDM
- * 6.7.1); KVM keeps that latch (vcpu.c).
+ * 6.7.1); KVM keeps that latch (kvm/vcpu.c).
  */
 static void irq_deliver(struct vm *vm, struct vcpu *t, int src,
 			const struct lapic_ipi *ipi)
@@ -294,7 +298,7 @@ void irq_thread_init(struct vcpu *v)
 {
 	struct sigevent sev;
 
-	/* the host timer kicks its own thread out of KVM_RUN (vcpu.c) */
+	/* the host timer kicks its own thread out of KVM_RUN (kvm/vcpu.c) */
 	irq_self = v;
 	memset(&sev, 0, sizeof(sev));
 	sev.sigev_notify = SIGEV_THREAD_ID;
@@ -342,7 +346,7 @@ int irq_msr(struct vcpu *v, uint32_t msr, bool write, uint64_t *val)
 	pthread_mutex_unlock(&v->vm->apic_lock);
 	irq_flush_eoi(v);
 	if (write && msr == MSR_IA32_APIC_BASE && !r)
-		v->irq.base_changed = true;	/* vcpu.c tells KVM */
+		v->irq.base_changed = true;	/* kvm/vcpu.c tells KVM */
 	return r ? -1 : 0;
 }
 

@@ -14,11 +14,13 @@
  * The sender stores the request, then loads the target's mode; the target
  * stores its mode, then loads the requests.  Both are sequentially
  * consistent, so one of them always sees the other (docs/LAPIC.md).
- * KVM ioctls stay in vcpu.c, kvm.c and kvm_irqchip.c: this file makes none.
+ * KVM ioctls stay in vmm/kvm/: user.c makes none.  sleep.c has the other
+ * half: a vCPU asleep in HLT or in wait-for-SIPI.
  */
-#ifndef VMM_IRQ_H
-#define VMM_IRQ_H
+#ifndef VMM_IRQCHIP_USER_H
+#define VMM_IRQCHIP_USER_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <time.h>
@@ -42,7 +44,7 @@ struct vcpu_irq {
 	bool nmi_in_kvm;	/* a KVM_NMI may not be delivered yet (own thread) */
 	uint32_t init;		/* an INIT is pending */
 	uint32_t sipi;		/* 0x100 | vector: a start-up IPI latched */
-	uint32_t extint_kick;	/* look at the ExtINT inputs (irq_extint.c) */
+	uint32_t extint_kick;	/* look at the ExtINT inputs (extint.c) */
 	uint32_t extint_msg;	/* an IOAPIC ExtINT message waits for INTA */
 	bool wait_sipi;		/* in wait-for-SIPI (SDM 8.4.2) */
 	bool halt_forever;	/* halted with nothing that could wake it */
@@ -90,10 +92,6 @@ bool irq_take_init(struct vcpu *v);
 bool irq_enter_guest(struct vcpu *v);
 /* after KVM_RUN, whatever it returned: the guest's CR8 into the TPR */
 void irq_leave_guest(struct vcpu *v);
-/* Sleep until woken.  halt: a guest HLT; false when the VM stops. */
-bool irq_halt(struct vcpu *v);
-/* wait-for-SIPI; false when the VM stops, else *vector is set */
-bool irq_wait_sipi(struct vcpu *v, uint8_t *vector);
 /* wake a sleeping vCPU (stop, teardown) */
 void irq_wake(struct vcpu *v);
 /* a message from outside any vCPU (the IOAPIC) for @t */
@@ -102,10 +100,19 @@ void irq_post(struct vcpu *t, const struct lapic_ipi *msg);
 void irq_rendezvous_wait(struct vcpu *v);
 void futex_wake_all(uint32_t *word);
 
-/* irq_extint.c.  isa.c: the PIC's INTR output changed (under isa_lock). */
-void extint_pic_intr(struct vm *vm, int level);
-/* --irqchip=split, the vCPU before KVM_RUN: an ExtINT vector to inject
- * with KVM_INTERRUPT (the INTA is done), or -1; sets the window request */
-int split_extint_before_run(struct vcpu *v);
+/*
+ * Out of KVM_RUN: set run->immediate_exit, then send VCPU_SIG_KICK, which
+ * interrupts a KVM_RUN in progress (kvm/vcpu.c installs its handler).
+ */
+#define VCPU_SIG_KICK	SIGUSR1
+void vcpu_kick(struct vcpu *v);
+
+/* for sleep.c and extint.c */
+void futex_wait(uint32_t *word, uint32_t val, const struct timespec *rel);
+bool timer_due(struct vcpu *v);		/* its APIC timer's deadline passed */
+void irq_collect(struct vcpu *v);	/* fold the PIR, take due timers */
+bool requests_pending(struct vcpu *v);	/* PIR, NMI, INIT or rendezvous */
+/* a request was stored for @t: kick or wake it (@self: the sender, or -1) */
+void irq_notify(struct vcpu *t, int self);
 
 #endif

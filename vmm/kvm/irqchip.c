@@ -9,7 +9,10 @@
 #include <string.h>
 #include <sys/ioctl.h>
 
+#include "apic/lapic_dump.h"
+#include "exit/machine.h"
 #include "hw/apic.h"
+#include "irqchip.h"
 #include "kvm.h"
 #include "util.h"
 #include "vm.h"
@@ -52,7 +55,7 @@ static int kvm_set_routes(struct vm *vm, const struct split_msi *r,
 }
 
 /*
- * --irqchip=kernel: the PC's wiring, as the MADT describes it (acpi.c).
+ * --irqchip=kernel: the PC's wiring, as the MADT describes it (boot/acpi.c).
  * ISA IRQ n is GSI n on PIC line n, and on IOAPIC pin n, except IRQ0 (the
  * PIT), which the interrupt source override puts on pin 2 (ACPI 6.5
  * 5.2.12.5); pin 2's own GSI, the cascade, has no IOAPIC route.  KVM's
@@ -127,7 +130,7 @@ void kvm_inject_irq(struct vcpu *v, int vector)
 }
 
 /*
- * --irqchip=split: an ExtINT vector (irq_extint.c).  api.rst, KVM_INTERRUPT
+ * --irqchip=split: an ExtINT vector (irqchip/extint.c).  api.rst, KVM_INTERRUPT
  * with an in-kernel LAPIC: EEXIST if one is queued already, ENXIO with
  * KVM's own PIC.  ready_for_interrupt_injection rules the first out; a
  * guest must not stop the VMM through it anyway, so: one warning, dropped.
@@ -187,7 +190,7 @@ void kvm_init_events(struct vcpu *v)
  * --irqchip=kernel: set input @gsi of KVM's interrupt controllers
  * (kvm_pc_routing(): ISA IRQ n is GSI n; GSI 0 is IOAPIC pin 2).
  */
-void kvm_irq_line(struct vm *vm, unsigned gsi, int level)
+static void kvm_irq_line(struct vm *vm, unsigned gsi, int level)
 {
 	struct kvm_irq_level l = { .irq = gsi, .level = !!level };
 
@@ -195,14 +198,14 @@ void kvm_irq_line(struct vm *vm, unsigned gsi, int level)
 		warn("KVM_IRQ_LINE(%u, %d): %s", gsi, l.level, strerror(errno));
 }
 
-/* ISA line n is GSI n (line 0 reaching pin 2, as in isa.c), so a line
- * reaches the same IOAPIC pin in both modes. */
+/* ISA line n is GSI n (line 0 reaching pin 2, as in irqchip/isa.c), so
+ * a line reaches the same IOAPIC pin in both modes. */
 static void kvm_testdev_irq(void *ctx, unsigned line, int level)
 {
 	kvm_irq_line(ctx, line, level);
 }
 
-/* --irqchip=kernel: the pc-testdev lines (testdev.c) are KVM's GSIs. */
+/* --irqchip=kernel: the pc-testdev lines (dev/testdev.c) are KVM's GSIs. */
 void kvm_testdev_init(struct vm *vm)
 {
 	testdev_init(&vm->testdev, kvm_testdev_irq, vm);

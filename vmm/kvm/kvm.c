@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * The KVM side of the machine: /dev/kvm, the VM, guest RAM slots, vCPUs,
- * CPUID, and the multiboot entry state.  kvm_irqchip.c has the interrupt
- * side (injection, KVM's irqchip lines and routes, the split irqchip).  Documentation/virt/kvm/api.rst
- * is the reference for every ioctl here.
+ * CPUID, and the multiboot entry state.  irqchip.c has the interrupt side
+ * (injection, KVM's irqchip lines and routes, the split irqchip).
+ * Documentation/virt/kvm/api.rst is the reference for every ioctl here.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -16,6 +16,7 @@
 #include <unistd.h>
 #include <x86intrin.h>
 
+#include "irqchip.h"
 #include "kvm.h"
 #include "util.h"
 #include "vm.h"

@@ -2,11 +2,12 @@
 /*
  * One thread per vCPU: KVM_RUN, then exit_dispatch(), then again.  With
  * --irqchip=user each entry is prepared first: INIT and start-up, NMIs,
- * the PIR fold and injection (irq.c), and a guest HLT sleeps in irq_halt().
+ * the PIR fold and injection (irqchip/user.c), and a guest HLT sleeps in
+ * irq_halt() (irqchip/sleep.c).
  * With --irqchip=split only the PIC's ExtINT is injected from here.
  *
  * Kicking a vCPU out of KVM_RUN (Documentation/virt/kvm/api.rst,
- * "immediate_exit"): set run->immediate_exit, then send SIGUSR1.  The
+ * "immediate_exit"): set run->immediate_exit, then send VCPU_SIG_KICK.  The
  * signal interrupts a KVM_RUN in progress; immediate_exit catches the
  * window in which the thread was about to enter it.
  */
@@ -16,7 +17,15 @@
 #include <string.h>
 #include <sys/ioctl.h>
 
+#include "exit/exit.h"
+#include "exit/machine.h"
+#include "irqchip.h"
+#include "irqchip/extint.h"
+#include "irqchip/sleep.h"
+#include "irqchip/user.h"
+#include "kvm.h"
 #include "util.h"
+#include "vcpu.h"
 #include "vm.h"
 
 static __thread struct kvm_run *self_run;
@@ -145,7 +154,7 @@ static bool vcpu_prepare(struct vcpu *v)
 
 /*
  * --irqchip=split, before KVM_RUN: the PIC's INTR into KVM's LAPIC as an
- * ExtINT (irq_extint.c).  As in vcpu_prepare(), a stale ready flag must
+ * ExtINT (irqchip/extint.c).  As in vcpu_prepare(), a stale ready flag must
  * not let a second KVM_INTERRUPT in before the next KVM_RUN.
  */
 static void vcpu_prepare_split(struct vcpu *v)
