@@ -93,7 +93,7 @@ bench-pir: $(PIR_BENCH)
 bench-calib: all
 	guest-bench/calib-bench.py
 
-# The host runner (issue 6): docs/BENCHMARKS.md "Host runner".
+# The host runner: docs/BENCHMARKS.md "Host runner".
 BENCH_REPORT	:= $(B)/bench-report
 NATIVE_FUTEX	:= $(B)/native-futex
 $(BENCH_REPORT): $(call host,$(bench-report-y))
