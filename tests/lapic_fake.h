@@ -24,7 +24,6 @@ struct fake_machine {
 	unsigned nipi;
 	uint8_t eoi[FAKE_LOG];		/* eoi_level vectors */
 	unsigned neoi;
-	unsigned kicks[FAKE_CPUS];
 	unsigned ntrace;
 };
 

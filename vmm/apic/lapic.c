@@ -202,12 +202,6 @@ int lapic_pending_vector(const struct lapic *l)
 	return v;
 }
 
-static void lapic_kick_if_pending(struct lapic *l)
-{
-	if (l->ops->kick && lapic_pending_vector(l) >= 0)
-		l->ops->kick(l->ctx, l->cpu);
-}
-
 /*
  * SDM 11.5.3: each error sets its ESR bit and, the first time since the
  * last ESR write, raises the LVT error interrupt.  An illegal error vector
@@ -258,7 +252,6 @@ void lapic_accept(struct lapic *l, uint8_t vector, bool level)
 	else
 		vec_clear(l->tmr, vector);
 	lapic_trace(l, "accept %#x %s", vector, level ? "level" : "edge");
-	lapic_kick_if_pending(l);
 }
 
 void lapic_ack(struct lapic *l, uint8_t vector)
@@ -285,13 +278,11 @@ void lapic_eoi(struct lapic *l)
 	lapic_trace(l, "EOI %#x%s", v, vec_test(l->tmr, v) ? " level" : "");
 	if (vec_test(l->tmr, v) && l->ops->eoi_level)
 		l->ops->eoi_level(l->ctx, l->cpu, v);
-	lapic_kick_if_pending(l);
 }
 
 void lapic_set_tpr(struct lapic *l, uint32_t tpr)
 {
 	l->tpr = tpr & 0xff;
-	lapic_kick_if_pending(l);
 }
 
 /*
@@ -326,7 +317,6 @@ void lapic_set_svr(struct lapic *l, uint32_t svr)
 	if (was && !(l->svr & APIC_SVR_ENABLE))
 		for (i = 0; i < LAPIC_NR_LVT; i++)
 			l->lvt[i] |= APIC_LVT_MASKED;
-	lapic_kick_if_pending(l);
 }
 
 /*

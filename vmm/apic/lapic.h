@@ -52,8 +52,6 @@ struct lapic_ops {
 	void (*send_ipi)(void *ctx, int cpu, const struct lapic_ipi *ipi);
 	/* EOI of a vector whose TMR bit was set: tell the IOAPICs */
 	void (*eoi_level)(void *ctx, int cpu, uint8_t vector);
-	/* a vector became deliverable on @cpu */
-	void (*kick)(void *ctx, int cpu);
 	/* optional: one decoded event, for --trace=lapic */
 	void (*trace)(void *ctx, int cpu, const char *line);
 	/* optional: the guest TSC now, for TSC-deadline mode */

@@ -213,12 +213,6 @@ static void irq_flush_eoi(struct vcpu *v)
 		}
 }
 
-/* A local source fired on @cpu's own thread: it injects before entry. */
-static void ops_kick(void *ctx, int cpu)
-{
-	(void)ctx, (void)cpu;
-}
-
 static void ops_trace(void *ctx, int cpu, const char *line)
 {
 	struct vm *vm = ctx;
@@ -230,22 +224,12 @@ static void ops_trace(void *ctx, int cpu, const char *line)
 
 static uint64_t guest_tsc(void *ctx);
 
-static const struct lapic_ops irq_ops = {
+/* the LAPICs' ops; irq_init() sets the trace op as --trace asks */
+static struct lapic_ops irq_ops = {
 	.now_ns = ops_now,
 	.timer_arm = ops_timer_arm,
 	.send_ipi = ops_send_ipi,
 	.eoi_level = ops_eoi_level,
-	.kick = ops_kick,
-	.tsc = guest_tsc,
-};
-
-static const struct lapic_ops irq_ops_trace = {
-	.now_ns = ops_now,
-	.timer_arm = ops_timer_arm,
-	.send_ipi = ops_send_ipi,
-	.eoi_level = ops_eoi_level,
-	.kick = ops_kick,
-	.trace = ops_trace,
 	.tsc = guest_tsc,
 };
 
@@ -280,13 +264,13 @@ void irq_init(struct vm *vm)
 	};
 	unsigned i;
 
+	irq_ops.trace = cfg->trace & TRACE_LAPIC ? ops_trace : NULL;
 	pthread_mutex_init(&vm->apic_lock, NULL);
 	for (i = 0; i < vm->nr_vcpus; i++) {
 		struct lapic *l = &vm->vcpus[i].irq.lapic;
 
 		lapic_init(l, i, i, i == 0, cfg->apic_mhz * 1000000ull,
-			   cfg->trace & TRACE_LAPIC ? &irq_ops_trace : &irq_ops,
-			   vm);
+			   &irq_ops, vm);
 		lapic_set_caps(l, &caps);
 		vm->lapics[i] = l;
 		/* SDM 8.4.1: after power-up the APs wait for a SIPI */
