@@ -13,7 +13,7 @@
  * IRR is set the old destination still owes the EOI, so its bit must stay.
  * The route is re-synced when either condition ends, before any level
  * message.  A vCPU's set is the union of the routes that name it, and
- * only vCPUs whose set really changed get ops->tmr_update and a kick.
+ * only vCPUs whose set really changed get ops->tmr_update.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -110,20 +110,15 @@ static void cpu_tmr(const struct ioapic *io, unsigned cpu, uint32_t *tmr)
 	}
 }
 
-static void tmr_send(struct ioapic *io, unsigned cpu, const uint32_t *tmr)
+/* @cpu's new set, for a write by vCPU @src (-1: none) */
+static void tmr_send(struct ioapic *io, int src, unsigned cpu,
+		     const uint32_t *tmr)
 {
 	memcpy(io->tmr[cpu], tmr, sizeof(io->tmr[cpu]));
 	io->stats.tmr_updates++;
+	if ((int)cpu != src)
+		io->stats.remote_tmr_updates++;
 	io->ops->tmr_update(io->ctx, cpu, tmr);
-}
-
-static void kick(struct ioapic *io, int src, unsigned cpu)
-{
-	if ((int)cpu == src)
-		return;
-	io->stats.vcpu_kicks++;
-	if (io->ops->kick)
-		io->ops->kick(io->ctx, cpu);
 }
 
 /* Recompute the sets of the vCPUs in @cpus; update those that changed. */
@@ -138,8 +133,7 @@ static void tmr_refresh(struct ioapic *io, int src, uint64_t cpus)
 		cpu_tmr(io, c, tmr);
 		if (!memcmp(tmr, io->tmr[c], sizeof(tmr)))
 			continue;
-		tmr_send(io, c, tmr);
-		kick(io, src, c);
+		tmr_send(io, src, c, tmr);
 	}
 }
 
@@ -208,11 +202,8 @@ static void naive_rebuild(struct ioapic *io, int src)
 			if (cpus & (1ull << c))
 				tmr[c][v / 32] |= 1u << (v % 32);
 	}
-	for (c = 0; c < io->ncpus; c++) {
-		tmr_send(io, c, tmr[c]);
-		if ((int)c != src)
-			io->stats.vcpu_kicks++;
-	}
+	for (c = 0; c < io->ncpus; c++)
+		tmr_send(io, src, c, tmr[c]);
 }
 
 /* ---- delivery ---- */

@@ -7,10 +7,10 @@
  * calls on one struct ioapic.  docs/IOAPIC.md says what is modelled.
  *
  * The point of the model is the write classification: a redirection
- * write costs cross-vCPU work (a TMR update of another vCPU, and a kick
- * so that it picks it up) only when it moves a level-triggered vector
- * between TMRs, and then only for the vCPUs and TMR bits it moves.
- * IOAPIC_NAIVE reproduces the rendezvous-on-every-change policy instead.
+ * write costs cross-vCPU work (a TMR update of another vCPU) only when it
+ * moves a level-triggered vector between TMRs, and then only for the
+ * vCPUs and TMR bits it moves.  IOAPIC_NAIVE reproduces the
+ * rendezvous-on-every-change policy instead.
  */
 #ifndef VMM_IOAPIC_H
 #define VMM_IOAPIC_H
@@ -49,21 +49,18 @@ struct ioapic_ops {
 	 * @cpu's set of IOAPIC level-triggered vectors changed: @tmr is the
 	 * whole new 256-bit set (8 words, as the LAPIC's TMR).  The machine
 	 * records it for @cpu (KVM: its EOI-exit bitmap; irqlab's LAPIC: the
-	 * vectors whose EOI reaches ioapic_eoi()).  Each call is counted in
-	 * tmr_updates.
+	 * vectors whose EOI reaches ioapic_eoi()).  Where the set is loaded
+	 * at VM entry (an EOI-exit bitmap), the machine also forces @cpu out
+	 * of the guest; irqlab's user irqchip reads it at each PIR fold and
+	 * needs no more.  Each call is counted in tmr_updates, and in
+	 * remote_tmr_updates when @cpu is not the vCPU that made the write.
 	 */
 	void (*tmr_update)(void *ctx, unsigned cpu, const uint32_t *tmr);
-	/*
-	 * Optional: force vCPU @cpu out of guest mode so it reloads what
-	 * tmr_update gave it before it runs again.  Never called for the vCPU
-	 * that made the write (it is already out).  Counted in vcpu_kicks.
-	 */
-	void (*kick)(void *ctx, unsigned cpu);
 	/*
 	 * IOAPIC_NAIVE only: stop every vCPU but @src (-1: none is writing)
 	 * until the TMR rebuild that follows is done, as bhyve's
 	 * vm_smp_rendezvous().  The model then calls tmr_update for every
-	 * vCPU and counts n - 1 (or n) vcpu_kicks.
+	 * vCPU: n - 1 (or n) of them remote.
 	 */
 	void (*rendezvous)(void *ctx, int src);
 	/* Optional: one decoded event, for --trace=ioapic */
@@ -74,7 +71,7 @@ struct ioapic_stats {
 	uint64_t rte_writes;	/* IOWIN writes to a redirection dword */
 	uint64_t rte_unchanged;	/* ... that left the entry as it was */
 	uint64_t tmr_updates;	/* ops->tmr_update calls */
-	uint64_t vcpu_kicks;	/* vCPUs forced out for a TMR change */
+	uint64_t remote_tmr_updates;	/* ... for a vCPU not the writer */
 	uint64_t rendezvous;	/* IOAPIC_NAIVE: all-vCPU stops */
 	uint64_t deliveries;	/* messages sent through ops->deliver */
 	uint64_t eois;		/* ioapic_eoi() calls, EOIR writes included */
@@ -115,7 +112,8 @@ int ioapic_init(struct ioapic *io, unsigned ncpus, uint8_t id,
  * MMIO, @off from the base, within IOAPIC_MMIO_SIZE.  Only aligned 32-bit
  * accesses to IOREGSEL, IOWIN and (writes) EOIR are decoded; any other
  * access returns -1, is counted in bad_accesses, and a read gives 0.
- * @src is the vCPU making the access (-1: none), for the kick rule.
+ * @src is the vCPU making the access (-1: none): a TMR update of any
+ * other vCPU is remote.
  */
 int ioapic_mmio_read(struct ioapic *io, uint32_t off, unsigned size,
 		     uint32_t *val);

@@ -54,7 +54,7 @@ static void machine_snapshot(void *ctx, struct irqlab_snapshot *snap)
 	isa_ioapic_stats(vm, &io);
 	snap->counter[IRQLAB_CNT_RTE_WRITES] = io.rte_writes;
 	snap->counter[IRQLAB_CNT_TMR_UPDATES] = io.tmr_updates;
-	snap->counter[IRQLAB_CNT_VCPU_KICKS] = io.vcpu_kicks;
+	snap->counter[IRQLAB_CNT_REMOTE_TMR_UPDATES] = io.remote_tmr_updates;
 }
 
 static uint64_t machine_now(void *ctx)

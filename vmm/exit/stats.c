@@ -121,7 +121,7 @@ const char *stats_class_name(unsigned cls)
 	static const char *const names[IRQLAB_NR_COUNTERS] = {
 		"total", "pio", "mmio", "msr", "hlt", "irq_window", "kick",
 		"other", "protocol", "apic", "apic_send", "apic_eoi",
-		"rte_writes", "tmr_updates", "vcpu_kicks",
+		"rte_writes", "tmr_updates", "remote_tmr_updates",
 	};
 
 	return cls < IRQLAB_NR_COUNTERS ? names[cls] : "?";
