@@ -11,9 +11,11 @@
  * when the pin can deliver: unmasked with remote IRR clear.  While it is
  * masked nothing is delivered, so a stale route is harmless; while remote
  * IRR is set the old destination still owes the EOI, so its bit must stay.
- * The route is re-synced when either condition ends, before any level
- * message.  A vCPU's set is the union of the routes that name it, and
- * only vCPUs whose set really changed get ops->tmr_update.
+ * The route is re-synced when either condition ends, and before every
+ * level message, which asks ops->dest_mask again: so a LAPIC whose ID,
+ * LDR or DFR changed needs no notice.  A vCPU's set is the union of the
+ * routes that name it, and only vCPUs whose set really changed get
+ * ops->tmr_update.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -283,18 +285,6 @@ void ioapic_eoi(struct ioapic *io, uint8_t vector)
 		pin_sync(io, -1, i);
 		pin_check_level(io, i);
 	}
-}
-
-void ioapic_update_routes(struct ioapic *io, int src)
-{
-	unsigned i;
-
-	if (io->policy == IOAPIC_NAIVE) {
-		naive_rebuild(io, src);
-		return;
-	}
-	for (i = 0; i < IOAPIC_NR_PINS; i++)
-		pin_sync(io, src, i);
 }
 
 /* ---- registers ---- */

@@ -138,12 +138,6 @@ int ioapic_reg_write(struct ioapic *io, int src, uint32_t index,
 int ioapic_set_irq(struct ioapic *io, unsigned pin, int level);
 /* A LAPIC EOI of a level vector (lapic_ops.eoi_level), or an EOIR write. */
 void ioapic_eoi(struct ioapic *io, uint8_t vector);
-/*
- * The local APICs' destinations changed (an APIC ID, LDR, DFR, enable
- * or mode change): re-resolve the TMR routes of every pin, with the same
- * classification as a write.  @src as for ioapic_mmio_write().
- */
-void ioapic_update_routes(struct ioapic *io, int src);
 
 uint64_t ioapic_rte(const struct ioapic *io, unsigned pin);	/* 0 if bad */
 /* @cpu's level-vector set word @i (0..7), as last sent to tmr_update */
