@@ -120,7 +120,8 @@ static void tmr_send(struct ioapic *io, int src, unsigned cpu,
 	io->stats.tmr_updates++;
 	if ((int)cpu != src)
 		io->stats.remote_tmr_updates++;
-	io->ops->tmr_update(io->ctx, cpu, tmr);
+	if (io->ops->tmr_update)
+		io->ops->tmr_update(io->ctx, cpu, tmr);
 }
 
 /* Recompute the sets of the vCPUs in @cpus; update those that changed. */
@@ -192,7 +193,8 @@ static void naive_rebuild(struct ioapic *io, int src)
 	unsigned i, c, v;
 
 	io->stats.rendezvous++;
-	io->ops->rendezvous(io->ctx, src);
+	if (io->ops->rendezvous)
+		io->ops->rendezvous(io->ctx, src);
 	memset(tmr, 0, sizeof(tmr));
 	for (i = 0; i < IOAPIC_NR_PINS; i++) {
 		rte = io->pin[i].rte;

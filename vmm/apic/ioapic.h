@@ -46,21 +46,26 @@ struct ioapic_ops {
 	 */
 	uint64_t (*dest_mask)(void *ctx, uint32_t dest, bool logical);
 	/*
-	 * @cpu's set of IOAPIC level-triggered vectors changed: @tmr is the
+	 * Optional.  @cpu's set of IOAPIC level-triggered vectors changed
+	 * (the model keeps every set, ioapic_tmr_word()): @tmr is the
 	 * whole new 256-bit set (8 words, as the LAPIC's TMR).  The machine
 	 * records it for @cpu (KVM: its EOI-exit bitmap; irqlab's LAPIC: the
 	 * vectors whose EOI reaches ioapic_eoi()).  Where the set is loaded
 	 * at VM entry (an EOI-exit bitmap), the machine also forces @cpu out
 	 * of the guest; irqlab's user irqchip reads it at each PIR fold and
-	 * needs no more.  Each call is counted in tmr_updates, and in
-	 * remote_tmr_updates when @cpu is not the vCPU that made the write.
+	 * needs no more.  NULL: the machine keeps no set of its own (split
+	 * irqchip: KVM builds its bitmaps from the GSI routes).  Either way
+	 * each update is counted in tmr_updates, and in remote_tmr_updates
+	 * when @cpu is not the vCPU that made the write.
 	 */
 	void (*tmr_update)(void *ctx, unsigned cpu, const uint32_t *tmr);
 	/*
-	 * IOAPIC_NAIVE only: stop every vCPU but @src (-1: none is writing)
-	 * until the TMR rebuild that follows is done, as bhyve's
+	 * Optional, IOAPIC_NAIVE only: stop every vCPU but @src (-1: none is
+	 * writing) until the TMR rebuild that follows is done, as bhyve's
 	 * vm_smp_rendezvous().  The model then calls tmr_update for every
-	 * vCPU: n - 1 (or n) of them remote.
+	 * vCPU: n - 1 (or n) of them remote.  Counted in rendezvous even when
+	 * NULL: the machine's own rebuild stops the vCPUs (split irqchip: a
+	 * route commit).
 	 */
 	void (*rendezvous)(void *ctx, int src);
 	/* Optional: one decoded event, for --trace=ioapic */

@@ -81,21 +81,15 @@ static uint64_t split_dest_mask(void *ctx, uint32_t dest, bool logical)
 	return dest < vm->nr_vcpus ? 1ull << dest : 0;
 }
 
-static void split_tmr_update(void *ctx, unsigned cpu, const uint32_t *tmr)
-{
-	(void)ctx, (void)cpu, (void)tmr;
-}
-
-static void split_rendezvous(void *ctx, int src)
-{
-	(void)ctx, (void)src;
-}
-
+/*
+ * No tmr_update and no rendezvous: KVM keeps the vCPUs' EOI-exit bitmaps
+ * itself, from the routes split_sync() commits, and each commit makes KVM
+ * rescan them on every vCPU before it enters again (KVM_REQ_SCAN_IOAPIC),
+ * which is --ioapic=naive's rendezvous here.
+ */
 const struct ioapic_ops split_ioapic_ops = {
 	.deliver = split_deliver,
 	.dest_mask = split_dest_mask,
-	.tmr_update = split_tmr_update,
-	.rendezvous = split_rendezvous,
 };
 
 /*
