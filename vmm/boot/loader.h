@@ -53,7 +53,7 @@ struct boot_entry {
 #define LOADER_GDT_DS	0x10
 
 /*
- * The GDT's descriptors (Intel SDM Vol. 3A 3.4.5): base 0, limit 0xfffff in
+ * The GDT's descriptors (SDM 3.4.5): base 0, limit 0xfffff in
  * 4 KiB units (G), 32-bit (D/B), present, DPL 0, type 0xb (code: execute/read,
  * accessed) and 0x3 (data: read/write, accessed), as arch/x86/boot/pm.c of
  * Linux has them.  vCPU setup loads the hidden segment state to match.

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * --irqchip=user: a vCPU asleep in the VMM, in HLT or in wait-for-SIPI
- * (SDM 8.4.1), on a futex until something is posted to it or its APIC
+ * (SDM 9.4.1), on a futex until something is posted to it or its APIC
  * timer is due; and the check that stops a VM in which no vCPU can ever
  * wake again.  user.c posts and wakes.
  */
@@ -201,7 +201,7 @@ bool irq_wait_sipi(struct vcpu *v, uint8_t *vector)
 	for (;;) {
 		if (vm_stopping(v->vm))
 			return false;
-		/* an INIT now only restarts the wait (SDM 8.4.2) */
+		/* an INIT now only restarts the wait (SDM 9.4.2) */
 		if (__atomic_exchange_n(&q->init, 0, __ATOMIC_ACQ_REL))
 			continue;
 		s = __atomic_exchange_n(&q->sipi, 0, __ATOMIC_ACQ_REL);

@@ -146,7 +146,7 @@ static void irq_deliver(struct vm *vm, struct vcpu *t, int src,
 		irq_notify(t, src);
 		break;
 	case APIC_ICR_DM_STARTUP:
-		/* SDM 8.4.4.1: a SIPI to a CPU not in wait-for-SIPI is
+		/* SDM 9.4.4.1: a SIPI to a CPU not in wait-for-SIPI is
 		 * ignored; one with its INIT still in flight counts */
 		if (!__atomic_load_n(&t->irq.wait_sipi, __ATOMIC_SEQ_CST) &&
 		    !__atomic_load_n(&t->irq.init, __ATOMIC_SEQ_CST))
@@ -273,7 +273,7 @@ void irq_init(struct vm *vm)
 			   &irq_ops, vm);
 		lapic_set_caps(l, &caps);
 		vm->lapics[i] = l;
-		/* SDM 8.4.1: after power-up the APs wait for a SIPI */
+		/* SDM 9.4.1: after power-up the APs wait for a SIPI */
 		vm->vcpus[i].irq.wait_sipi = i != 0;
 	}
 }

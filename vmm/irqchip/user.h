@@ -46,7 +46,7 @@ struct vcpu_irq {
 	uint32_t sipi;		/* 0x100 | vector: a start-up IPI latched */
 	uint32_t extint_kick;	/* look at the ExtINT inputs (extint.c) */
 	uint32_t extint_msg;	/* an IOAPIC ExtINT message waits for INTA */
-	bool wait_sipi;		/* in wait-for-SIPI (SDM 8.4.2) */
+	bool wait_sipi;		/* in wait-for-SIPI (SDM 9.4.2) */
 	bool halt_forever;	/* halted with nothing that could wake it */
 	bool base_changed;	/* IA32_APIC_BASE written: tell KVM */
 	uint8_t cr8_in;		/* run->cr8 as this thread gave it to KVM_RUN */

@@ -41,7 +41,7 @@ int cpuid_set_freq(struct kvm_cpuid2 *c, unsigned max, enum cpuid_freq mode,
 		   uint32_t tsc_khz, uint64_t apic_hz);
 
 /*
- * MAXPHYADDR as the guest's CPUID states it (SDM vol. 3A 4.1.4):
+ * MAXPHYADDR as the guest's CPUID states it (SDM 4.1.4):
  * CPUID.80000008H:EAX[7:0]; without that leaf, 36 if CPUID.01H:EDX.PAE,
  * else 32.
  */

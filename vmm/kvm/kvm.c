@@ -469,7 +469,7 @@ void kvm_dump_vcpu(struct vcpu *v, const char *why)
 }
 
 /*
- * SDM 8.4.4.1 and 9.1.1 (table 9-1): after INIT, a start-up IPI with
+ * SDM 9.4.4.1 and 10.1.1 (table 10-1): after INIT, a start-up IPI with
  * vector VV starts the AP in real mode at 000VV000h: CS selector VV00h,
  * CS base VV000h, IP 0.  The rest is the INIT state: CR0 60000010h,
  * flat 64 KiB real-mode segments, EFLAGS 2, EDX the processor signature.

@@ -69,7 +69,7 @@ static bool user_irqchip(const struct vcpu *v)
 	return v->vm->cfg->irqchip == IRQCHIP_USER;
 }
 
-/* wait-for-SIPI, then the start-up state (SDM 8.4.4.1); false: stopping */
+/* wait-for-SIPI, then the start-up state (SDM 9.4.4.1); false: stopping */
 static bool vcpu_start_ap(struct vcpu *v)
 {
 	uint8_t vector;
@@ -118,7 +118,7 @@ static bool vcpu_prepare(struct vcpu *v)
 
 	if (irq_take_init(v)) {
 		if (v->id == 0) {
-			/* SDM 9.1: INIT sends the BSP to the reset vector;
+			/* SDM 10.1: INIT sends the BSP to the reset vector;
 			 * irqlab has no firmware there */
 			fflush(stdout);
 			warn("vcpu0: INIT to the bootstrap processor: a reset, "
