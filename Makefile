@@ -20,8 +20,8 @@ LD	:= ld
 OBJCOPY	:= objcopy
 
 WARN	:= -Wall -Wextra -Werror
-HOST_CFLAGS := -std=gnu11 -O2 -g $(WARN) -Iinclude -Ivmm -D_GNU_SOURCE \
-	-MMD -MP -pthread
+HOST_CFLAGS := -std=gnu11 -O2 -g $(WARN) -D_GNU_SOURCE -MMD -MP -pthread
+HOST_INC := -Iinclude -Ivmm
 HOST_LDFLAGS := -pthread
 # make SAN=1 B=build/san build/san/irqlab-vmm: AddressSanitizer and
 # UBSan, for tests/integration/vmm-fuzz.sh
@@ -93,7 +93,7 @@ bench-pir: $(PIR_BENCH)
 bench-calib: all
 	guest-bench/calib-bench.py
 
-# The host runner (issue 6): docs/BENCHMARKS.md "Host runner".
+# The host runner: docs/BENCHMARKS.md "Host runner".
 BENCH_REPORT	:= $(B)/bench-report
 NATIVE_FUTEX	:= $(B)/native-futex
 $(BENCH_REPORT): $(call host,$(bench-report-y))
@@ -105,9 +105,29 @@ $(NATIVE_FUTEX): $(call host,$(native-futex-y))
 bench: all $(BENCH_REPORT) $(NATIVE_FUTEX)
 	guest-bench/run $(if $(QUICK),--quick)
 
-$(B)/host/%.o: %.c
+# vmm/'s layers (docs/ARCHITECTURE.md) as build rules.  Only vmm/kvm/ may
+# call ioctl(): every other object of vmm/ has it poisoned (vmm/poison.h).
+# The pure folders (Kbuild: vmm-pure-dirs) also lose vmm/ from their
+# include path: they see include/ and one another (links in $(PURE_INC)),
+# not vm.h or kvm/, and a <linux/kvm.h> or <asm/kvm.h> there is an error.
+PURE_INC := $(B)/pure-include
+$(B)/host/vmm/%.o: VMM_FLAGS = -include vmm/poison.h
+$(B)/host/vmm/kvm/%.o: VMM_FLAGS =
+$(addprefix $(B)/host/,$(addsuffix /%.o,$(vmm-pure-dirs))): \
+	HOST_INC = -Iinclude -I$(PURE_INC)
+
+$(PURE_INC)/linux/kvm.h: Kbuild
+	@rm -rf $(PURE_INC)
+	@mkdir -p $(PURE_INC)/linux $(PURE_INC)/asm
+	@for d in $(vmm-pure-dirs); do \
+		ln -s $(CURDIR)/$$d $(PURE_INC)/$${d#vmm/}; done
+	@for h in asm/kvm.h linux/kvm.h; do \
+		echo "#error \"<$$h> in a pure folder of vmm/: no KVM here\"" \
+			>$(PURE_INC)/$$h; done
+
+$(B)/host/%.o: %.c | $(PURE_INC)/linux/kvm.h
 	@mkdir -p $(dir $@)
-	$(CC) $(HOST_CFLAGS) -c $< -o $@
+	$(CC) $(HOST_CFLAGS) $(HOST_INC) $(VMM_FLAGS) -c $< -o $@
 
 $(B)/guest/%.o: %.c
 	@mkdir -p $(dir $@)

@@ -10,8 +10,8 @@
  *   apic_read the TPR through lapic_read(): an MMIO read in xAPIC mode,
  *             an RDMSR in x2APIC mode (may be accelerated in-kernel);
  *   mmio      a 32-bit load from EXIT_MMIO_ADDR, in the 32-bit MMIO hole
- *             (never RAM: vmm/mem.h MEM_HOLE_START) and claimed by no
- *             device of irqlab-vmm (vmm/machine.c, vmm/isa.c: the IOAPIC
+ *             (never RAM: vmm/boot/mem.h MEM_HOLE_START) and claimed by no
+ *             device of irqlab-vmm (vmm/exit/machine.c, vmm/irqchip/isa.c: the IOAPIC
  *             is at 0xfec00000) nor of KVM's in-kernel irqchip, nor of
  *             QEMU's PC: an EPT/NPT miss that KVM hands to userspace as
  *             KVM_EXIT_MMIO, where bus_read() answers all-ones.
@@ -24,7 +24,7 @@
 #include "lapic.h"
 #include "x86.h"
 
-/* Unclaimed in irqlab-vmm (vmm/machine.c's bus) and in QEMU's PC. */
+/* Unclaimed in irqlab-vmm (vmm/exit/machine.c's bus) and in QEMU's PC. */
 #define EXIT_PIO_PORT	0x0ee0
 /* Unclaimed too; entry.S maps it uncached ([3 GiB, 4 GiB) is UC). */
 #define EXIT_MMIO_ADDR	0xfeb00000ul

@@ -23,7 +23,8 @@
  * tens of milliseconds each.  The records say how many were asked, how
  * many were done and which bound ended the loop.
  *
- * The IOAPIC's own counters (rte_writes, tmr_updates, vcpu_kicks) come
+ * The IOAPIC's own counters (rte_writes, tmr_updates, and
+ * remote_tmr_updates, which the records print as kicks) come
  * from the irqlab snapshot (docs/PROTOCOL.md); without the protocol they
  * print as na.  docs/BENCHMARKS.md has the numbers.
  */
@@ -140,7 +141,7 @@ static void print_counts(char *line, int len, size_t size,
 	int h = 1;
 	uint64_t w = delta(e, IRQLAB_CNT_RTE_WRITES, &h);
 	uint64_t t = delta(e, IRQLAB_CNT_TMR_UPDATES, &h);
-	uint64_t k = delta(e, IRQLAB_CNT_VCPU_KICKS, &h);
+	uint64_t k = delta(e, IRQLAB_CNT_REMOTE_TMR_UPDATES, &h);
 
 	ksnprintf(line + len, size - len, " rte_writes=%s tmr_updates=%s "
 		  "kicks=%s", num(b[0], h, w), num(b[1], h, t),

@@ -15,7 +15,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "pir.h"
+#include "irqchip/pir.h"
 
 #define ROUNDS	21
 #define FOLDS	(1u << 20)

@@ -10,7 +10,7 @@
  *                 before the deadline, and IA32_TSC_DEADLINE reads 0
  *
  * It checks what the SDM promises, not durations: the timer frequency is
- * calibration's business (issue 5).  Prints
+ * calibration's business (calib/, docs/CALIB.md).  Prints
  *   @timer_check oneshot=ok periodic=N tsc_deadline=ok|absent early=0 irqs=I
  * where I counts every timer interrupt taken (a periodic one may come
  * between the last wait and the mask), so that exit counts can be checked.

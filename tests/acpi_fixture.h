@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The ACPI tests' fixture: a fake guest RAM, the tables vmm/acpi.c built
+ * The ACPI tests' fixture: a fake guest RAM, the tables vmm/boot/acpi.c built
  * into it, and small tools to read, edit and re-checksum them.
  */
 #ifndef TESTS_ACPI_FIXTURE_H
@@ -10,8 +10,8 @@
 #include <stdint.h>
 
 #include "../kernel/acpi.h"
-#include "acpi.h"
-#include "mem.h"
+#include "boot/acpi.h"
+#include "boot/mem.h"
 
 #define TA_RAM		(8ull << 20)
 #define TA_SPARE	0xf0000ull	/* free area bytes for tests' own tables */

@@ -2,6 +2,7 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
+#include "apic/apic_bus.h"
 #include "hw/apic.h"
 #include "lapic_fake.h"
 
@@ -42,12 +43,6 @@ static void fake_eoi_level(void *ctx, int cpu, uint8_t vector)
 		fake.eoi[fake.neoi++] = vector;
 }
 
-static void fake_kick(void *ctx, int cpu)
-{
-	(void)ctx;
-	fake.kicks[cpu]++;
-}
-
 static void fake_trace(void *ctx, int cpu, const char *line)
 {
 	(void)ctx, (void)cpu;
@@ -60,7 +55,6 @@ const struct lapic_ops fake_ops = {
 	.timer_arm = fake_timer_arm,
 	.send_ipi = fake_send_ipi,
 	.eoi_level = fake_eoi_level,
-	.kick = fake_kick,
 	.trace = fake_trace,
 	.tsc = fake_tsc,
 };
@@ -70,7 +64,6 @@ const struct lapic_ops fake_ops_notsc = {
 	.timer_arm = fake_timer_arm,
 	.send_ipi = fake_send_ipi,
 	.eoi_level = fake_eoi_level,
-	.kick = fake_kick,
 };
 
 void fake_reset(void)

@@ -9,7 +9,7 @@
 
 #include <stdint.h>
 
-#include "lapic.h"
+#include "apic/lapic.h"
 
 #define FAKE_CPUS	4
 #define FAKE_LOG	64
@@ -24,7 +24,6 @@ struct fake_machine {
 	unsigned nipi;
 	uint8_t eoi[FAKE_LOG];		/* eoi_level vectors */
 	unsigned neoi;
-	unsigned kicks[FAKE_CPUS];
 	unsigned ntrace;
 };
 

@@ -5,7 +5,7 @@
 #include <criterion/criterion.h>
 
 #include "loader_images.h"
-#include "mem.h"
+#include "boot/mem.h"
 
 struct guest_mem ti_mem;
 

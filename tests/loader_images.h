@@ -21,7 +21,7 @@
 #include <stdint.h>
 
 #include "hw/multiboot.h"
-#include "loader.h"
+#include "boot/loader.h"
 
 #define TI_SIZE		0x10000
 #define TI_MB1_OFF	0x200

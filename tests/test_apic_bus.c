@@ -2,8 +2,9 @@
 /* ICR messages and their destinations (SDM 11.6.1, 11.6.2, 11.12.10). */
 #include <criterion/criterion.h>
 
+#include "apic/apic_bus.h"
+#include "apic/lapic.h"
 #include "hw/apic.h"
-#include "lapic.h"
 #include "lapic_fake.h"
 
 static struct lapic apic[FAKE_CPUS];
@@ -203,7 +204,6 @@ Test(apic_bus, xapic_icr_builds_the_message)
 	fake_deliver(cpus, FAKE_CPUS, 0, &fake.ipi[1], &mask);
 	cr_assert_eq(mask, 1u << 1);
 	cr_assert_eq(lapic_pending_vector(&apic[1]), 0x50, "delivered");
-	cr_assert_eq(fake.kicks[1], 1);
 }
 
 Test(apic_bus, icr_special_cases)

@@ -3,7 +3,7 @@
 #include <criterion/criterion.h>
 #include <errno.h>
 
-#include "bus.h"
+#include "exit/bus.h"
 
 struct rec {
 	uint64_t off, val;

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cpuid.h"
+#include "kvm/cpuid.h"
 
 #define MAX 64
 

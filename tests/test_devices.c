@@ -3,11 +3,11 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
-#include "debugdev.h"
-#include "fw_cfg.h"
+#include "dev/debugdev.h"
+#include "dev/fw_cfg.h"
 #include "hw/irqlab.h"
 #include "hw/ports.h"
-#include "pvport.h"
+#include "dev/pvport.h"
 
 static void select_item(struct fw_cfg *f, uint16_t key)
 {

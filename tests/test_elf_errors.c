@@ -9,7 +9,7 @@
 #include <criterion/criterion.h>
 
 #include "loader_images.h"
-#include "mem.h"
+#include "boot/mem.h"
 
 TestSuite(elf_err, .init = ti_setup, .fini = ti_teardown);
 

@@ -8,9 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "exit/exit.h"
+#include "exit/machine.h"
 #include "hw/apic.h"
 #include "hw/irqlab.h"
 #include "hw/ports.h"
+#include "irqchip/user.h"
 #include "vm.h"
 
 #define RUN_SIZE	8192
@@ -154,12 +157,12 @@ Test(exit, snapshot_has_the_ioapic_counters)
 				 NULL), 0);
 	vm.ioapic.stats.rte_writes = 7;
 	vm.ioapic.stats.tmr_updates = 3;
-	vm.ioapic.stats.vcpu_kicks = 2;
+	vm.ioapic.stats.remote_tmr_updates = 2;
 	s->size = sizeof(*s);
 	pio(&vcpus[0], KVM_EXIT_IO_OUT, IRQLAB_PORT_SNAPSHOT, 4, 1, 0x1000);
 	cr_assert_eq(s->counter[IRQLAB_CNT_RTE_WRITES], 7);
 	cr_assert_eq(s->counter[IRQLAB_CNT_TMR_UPDATES], 3);
-	cr_assert_eq(s->counter[IRQLAB_CNT_VCPU_KICKS], 2);
+	cr_assert_eq(s->counter[IRQLAB_CNT_REMOTE_TMR_UPDATES], 2);
 	cr_assert_eq(s->counter[IRQLAB_CNT_PROTOCOL], 1);
 }
 

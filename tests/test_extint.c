@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * ExtINT (vmm/irq_extint.c, lapic_lint0_extint()): when LINT0 takes the
+ * ExtINT (vmm/irqchip/extint.c, lapic_lint0_extint()): when LINT0 takes the
  * 8259A's INTR (SDM 11.4.3, 11.4.7.2, 11.5.1), and the INTA flow of
  * --irqchip=user on a machine with no threads: the PIC's INTR reaches
  * vm->pic_intr and the BSP's extint_kick, the INTA gives its vector, and
@@ -10,7 +10,8 @@
 #include <string.h>
 
 #include "hw/apic.h"
-#include "irq_int.h"
+#include "irqchip/extint.h"
+#include "irqchip/user.h"
 #include "lapic_fake.h"
 #include "vm.h"
 

@@ -5,7 +5,7 @@
 
 #include "hw/apic.h"
 #include "hw/ioapic.h"
-#include "ioapic.h"
+#include "apic/ioapic.h"
 
 #define NCPUS	4
 #define LOG	64
@@ -19,7 +19,6 @@ static struct {
 	unsigned ntmr;
 	unsigned tmr_cpu[LOG];
 	uint32_t tmr[LOG][8];
-	unsigned kicks[NCPUS];
 	unsigned rendezvous;
 	int rendezvous_src;
 	unsigned ntrace;
@@ -59,13 +58,6 @@ static void fake_tmr_update(void *ctx, unsigned cpu, const uint32_t *tmr)
 	f.ntmr++;
 }
 
-static void fake_kick(void *ctx, unsigned cpu)
-{
-	(void)ctx;
-	cr_assert_lt(cpu, NCPUS);
-	f.kicks[cpu]++;
-}
-
 static void fake_rendezvous(void *ctx, int src)
 {
 	(void)ctx;
@@ -84,7 +76,6 @@ static const struct ioapic_ops ops = {
 	.deliver = fake_deliver,
 	.dest_mask = fake_dest_mask,
 	.tmr_update = fake_tmr_update,
-	.kick = fake_kick,
 	.rendezvous = fake_rendezvous,
 	.trace = fake_trace,
 };
@@ -378,7 +369,7 @@ Test(ioapic, destination_only_edge_change_does_no_cross_vcpu_work)
 	}
 	cr_assert_eq(io.stats.rte_writes, 202);
 	cr_assert_eq(io.stats.tmr_updates, 0);
-	cr_assert_eq(io.stats.vcpu_kicks, 0);
+	cr_assert_eq(io.stats.remote_tmr_updates, 0);
 	cr_assert_eq(io.stats.rendezvous, 0);
 	cr_assert_eq(f.ntmr, 0);
 }
@@ -391,7 +382,7 @@ Test(ioapic, mask_polarity_and_masked_destination_do_nothing)
 	cr_assert_eq(f.ntmr, 1, "the level route reaches vCPU 1");
 	f.ntmr = 0;
 	io.stats.tmr_updates = 0;
-	io.stats.vcpu_kicks = 0;
+	io.stats.remote_tmr_updates = 0;
 	wr(IOAPIC_REG_REDTBL + 6, 0x48 | IOAPIC_RTE_LEVEL | IOAPIC_RTE_ACTIVE_LOW);
 	wr(IOAPIC_REG_REDTBL + 6, 0x48 | IOAPIC_RTE_LEVEL | IOAPIC_RTE_MASKED);
 	for (i = 0; i < 8; i++)
@@ -399,7 +390,7 @@ Test(ioapic, mask_polarity_and_masked_destination_do_nothing)
 	wr(IOAPIC_REG_REDTBL + 7, 1u << 24);
 	wr(IOAPIC_REG_REDTBL + 6, 0x48 | IOAPIC_RTE_LEVEL);	/* unmask */
 	cr_assert_eq(io.stats.tmr_updates, 0);
-	cr_assert_eq(io.stats.vcpu_kicks, 0);
+	cr_assert_eq(io.stats.remote_tmr_updates, 0);
 	cr_assert_eq(f.ntmr, 0);
 	cr_assert(tmr_bit(1, 0x48));
 }
@@ -412,10 +403,12 @@ Test(ioapic, level_move_updates_only_the_old_and_new_vcpu)
 	cr_assert_eq(f.ntmr, 1);
 	cr_assert_eq(f.tmr_cpu[0], 1);
 	cr_assert(tmr_bit(1, 0x48));
-	cr_assert_eq(f.kicks[1], 1, "vCPU 1 is not the writer: kicked");
+	cr_assert_eq(io.stats.remote_tmr_updates, 1,
+		     "vCPU 1 is not the writer: a remote update");
 
 	memset(&f, 0, sizeof(f));
 	f.took = -1;
+	io.stats.remote_tmr_updates = 0;
 	wr_from(2, IOAPIC_REG_REDTBL + 6, 0x48 | IOAPIC_RTE_LEVEL);
 	wr_from(2, IOAPIC_REG_REDTBL + 7, 2u << 24);
 	cr_assert_eq(f.ntmr, 2, "exactly two vCPUs: the old and the new");
@@ -429,9 +422,8 @@ Test(ioapic, level_move_updates_only_the_old_and_new_vcpu)
 	}
 	cr_assert_not(tmr_bit(1, 0x48));
 	cr_assert(tmr_bit(2, 0x48));
-	cr_assert_eq(f.kicks[1], 1);
-	cr_assert_eq(f.kicks[2], 0, "the writer is out already");
-	cr_assert_eq(f.kicks[0] + f.kicks[3], 0);
+	cr_assert_eq(io.stats.remote_tmr_updates, 1,
+		     "vCPU 1's is remote, vCPU 2 is the writer");
 	cr_assert_eq(io.stats.rendezvous, 0);
 	/* delivered to the new destination only */
 	ioapic_set_irq(&io, 3, 1);
@@ -496,8 +488,9 @@ Test(ioapic, logical_and_broadcast_routes)
 	wr(IOAPIC_REG_REDTBL + 17, 0xffu << 24);
 	cr_assert(tmr_bit(1, 0x50) && tmr_bit(3, 0x50));
 	f.ntmr = 0;
-	ioapic_update_routes(&io, -1);
-	cr_assert_eq(f.ntmr, 0, "nothing changed in the LAPICs");
+	ioapic_set_irq(&io, 8, 1);
+	cr_assert_eq(f.nmsg, 1);
+	cr_assert_eq(f.ntmr, 0, "resolved again before the message: unchanged");
 }
 
 /* ---- the naive policy ---- */
@@ -518,7 +511,8 @@ Test(ioapic_naive, a_rendezvous_per_change)
 	cr_assert_eq(io.stats.rendezvous, 100);
 	cr_assert_eq(f.rendezvous_src, 3);
 	cr_assert_eq(io.stats.tmr_updates, 100 * NCPUS, "every TMR rebuilt");
-	cr_assert_eq(io.stats.vcpu_kicks, 100 * (NCPUS - 1));
+	cr_assert_eq(io.stats.remote_tmr_updates, 100 * (NCPUS - 1),
+		     "all but the writer's");
 }
 
 Test(ioapic_naive, rebuild_is_still_correct)

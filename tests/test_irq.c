@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * --irqchip=user's wiring (vmm/irq.c) on a machine with no threads: NMI
+ * --irqchip=user's wiring (vmm/irqchip/user.c) on a machine with no threads: NMI
  * messages sent through the real ICR path are counted, not merged (SDM
  * 6.7.1), an INIT drops them (SDM 11.4.7.3), and the rule that holds a
  * maskable interrupt back behind KVM's NMI (SDM 6.9).
@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "hw/apic.h"
+#include "irqchip/user.h"
 #include "vm.h"
 
 static struct vm vm;

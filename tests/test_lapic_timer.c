@@ -3,7 +3,7 @@
 #include <criterion/criterion.h>
 
 #include "hw/apic.h"
-#include "lapic.h"
+#include "apic/lapic.h"
 #include "lapic_fake.h"
 
 #define T0	1000000000ull		/* the fake clock's start */

@@ -2,8 +2,9 @@
 /* IA32_APIC_BASE transitions and the x2APIC MSR interface (SDM 11.4.4, 11.12). */
 #include <criterion/criterion.h>
 
+#include "apic/apic_bus.h"
+#include "apic/lapic.h"
 #include "hw/apic.h"
-#include "lapic.h"
 #include "lapic_fake.h"
 
 #define EN	APIC_BASE_EN

@@ -12,7 +12,7 @@
 #include <criterion/criterion.h>
 
 #include "loader_images.h"
-#include "mem.h"
+#include "boot/mem.h"
 
 TestSuite(loader_fuzz, .init = ti_setup, .fini = ti_teardown);
 

@@ -11,7 +11,7 @@
 
 #include "../kernel/mbinfo.h"
 #include "loader_images.h"
-#include "mem.h"
+#include "boot/mem.h"
 
 TestSuite(mbinfo, .init = ti_setup, .fini = ti_teardown);
 

@@ -3,7 +3,7 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
-#include "pic.h"
+#include "pc/pic.h"
 
 static struct pic pic;
 static struct {

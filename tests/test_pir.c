@@ -4,7 +4,7 @@
 #include <pthread.h>
 #include <string.h>
 
-#include "pir.h"
+#include "irqchip/pir.h"
 
 static bool irr_has(const uint32_t irr[8], unsigned v)
 {

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "hw/pit.h"
-#include "pit.h"
+#include "pc/pit.h"
 
 #define T0	1000000000ull
 

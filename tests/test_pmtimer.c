@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include <criterion/criterion.h>
 
-#include "pmtimer.h"
+#include "dev/pmtimer.h"
 
 static uint64_t fake_ns;
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * --irqchip=split's side of isa.c with a fake KVM: IOAPIC messages become
+ * --irqchip=split (vmm/irqchip/split.c) with a fake KVM: IOAPIC messages become
  * MSIs, and the GSI routes are committed only when a pin's effective
  * route changed (or on any change, with --ioapic=naive).
  */
@@ -8,6 +8,8 @@
 #include <string.h>
 
 #include "hw/ioapic.h"
+#include "irqchip/isa.h"
+#include "irqchip/split.h"
 #include "vm.h"
 
 #define LOG 64

@@ -4,8 +4,8 @@
 #include <string.h>
 
 #include "hw/ioapic.h"
-#include "ioapic.h"
-#include "testdev.h"
+#include "apic/ioapic.h"
+#include "dev/testdev.h"
 
 #define LOG	32
 
@@ -102,7 +102,7 @@ static const struct ioapic_ops io_ops = {
 	.deliver = count_deliver, .dest_mask = one_cpu, .tmr_update = no_tmr,
 };
 
-/* isa.c's mapping: ISA line 0 is pin 2, line n > 0 is pin n */
+/* irqchip/isa.c's mapping: ISA line 0 is pin 2, line n > 0 is pin n */
 static void to_ioapic(void *ctx, unsigned line, int level)
 {
 	ioapic_set_irq(ctx, line == 0 ? 2 : line, level);

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "hw/uart.h"
-#include "uart.h"
+#include "dev/uart.h"
 
 static char out[64];
 static unsigned nout;

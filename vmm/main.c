@@ -18,9 +18,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "acpi.h"
+#include "boot/acpi.h"
+#include "boot/loader.h"
 #include "cli.h"
-#include "loader.h"
+#include "exit/machine.h"
+#include "irqchip/isa.h"
+#include "irqchip/user.h"
+#include "kvm/irqchip.h"
+#include "kvm/kvm.h"
+#include "kvm/vcpu.h"
 #include "util.h"
 #include "vm.h"
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * ACPI tables, shared by the VMM's builder (vmm/acpi.c) and the kernel's
+ * ACPI tables, shared by the VMM's builder (vmm/boot/acpi.c) and the kernel's
  * parser (kernel/acpi.c).  Section numbers refer to ACPI 6.5 (August 2022).
  * All structures are packed and little-endian; byte offsets are in the
  * comments where the spec's tables give them.

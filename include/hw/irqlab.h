@@ -62,7 +62,7 @@ enum irqlab_counter {
 	 */
 	IRQLAB_CNT_RTE_WRITES,	/* redirection-entry dword writes */
 	IRQLAB_CNT_TMR_UPDATES,	/* a vCPU's level-vector set rewritten */
-	IRQLAB_CNT_VCPU_KICKS,	/* vCPUs forced out for a TMR change */
+	IRQLAB_CNT_REMOTE_TMR_UPDATES,	/* ... of a vCPU not the writer */
 	IRQLAB_NR_COUNTERS
 };
 /* The exit classes come first; the counters from here on are VM-wide. */

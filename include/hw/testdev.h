@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * QEMU's pc-testdev IRQ lines (hw/misc/pc-testdev.c), also in
- * irqlab-vmm (vmm/testdev.c): outb(TESTDEV_IRQ_PORT(n), v) sets ISA line
+ * irqlab-vmm (vmm/dev/testdev.c): outb(TESTDEV_IRQ_PORT(n), v) sets ISA line
  * n to !!v.  QEMU's takes lines 0-15 only (its ISA bus has 16 IRQs).
  */
 #ifndef HW_TESTDEV_H

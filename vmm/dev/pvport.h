@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: MIT */
+/* The irqlab protocol device (include/hw/irqlab.h, docs/PROTOCOL.md). */
+#ifndef VMM_PVPORT_H
+#define VMM_PVPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hw/irqlab.h"
+#include "boot/mem.h"
+
+struct pvport {
+	const struct guest_mem *mem;
+	void (*out)(void *ctx, const char *buf, size_t len);
+	void (*poweroff)(void *ctx, int status);
+	void (*set_phase)(void *ctx, unsigned phase);
+	void (*snapshot)(void *ctx, struct irqlab_snapshot *snap);
+	void *ctx;
+	uint64_t bad_accesses;	/* wrong size, bad address, bad phase */
+};
+
+uint64_t pvport_read(void *opaque, uint64_t off, unsigned size, int cpu);
+void pvport_write(void *opaque, uint64_t off, unsigned size, uint64_t val,
+		  int cpu);
+
+#endif

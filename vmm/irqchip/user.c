@@ -1,0 +1,525 @@
+// SPDX-License-Identifier: MIT
+/*
+ * --irqchip=user: the local APIC model wired to the vCPU threads (user.h
+ * says who may touch what).  vm->apic_lock serialises every change of any
+ * LAPIC with apic_route(), which reads all of them; a vCPU reads its own
+ * LAPIC without it, because nobody else writes it.  sleep.c has the
+ * other half: a vCPU asleep in HLT or waiting for a SIPI.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <linux/futex.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <x86intrin.h>
+
+#include "apic/apic_bus.h"
+#include "exit/machine.h"
+#include "extint.h"
+#include "hw/apic.h"
+#include "hw/ioapic.h"
+#include "isa.h"
+#include "user.h"
+#include "util.h"
+#include "vm.h"
+
+void futex_wait(uint32_t *word, uint32_t val, const struct timespec *rel)
+{
+	syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, val, rel, NULL, 0);
+}
+
+static void futex_wake_one(uint32_t *word)
+{
+	syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
+void futex_wake_all(uint32_t *word)
+{
+	syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, 0x7fffffff, NULL, NULL, 0);
+}
+
+void irq_rendezvous_wait(struct vcpu *v)
+{
+	struct vm *vm = v->vm;
+
+	while (__atomic_load_n(&vm->rendezvous, __ATOMIC_SEQ_CST) &&
+	       !vm_stopping(vm))
+		futex_wait(&vm->rendezvous, 1, NULL);
+}
+
+static struct vcpu *vcpu_of(void *ctx, int cpu)
+{
+	return &((struct vm *)ctx)->vcpus[cpu];
+}
+
+/* ---- notifying a target ------------------------------------------------ */
+
+/*
+ * Out of KVM_RUN (api.rst, "immediate_exit"): the flag catches a thread
+ * about to enter, the signal one inside.  No KVM ioctl, so it lives here.
+ */
+void vcpu_kick(struct vcpu *v)
+{
+	__atomic_store_n(&v->run->immediate_exit, 1, __ATOMIC_RELEASE);
+	if (v->thread_started)
+		pthread_kill(v->thread, VCPU_SIG_KICK);
+}
+
+void irq_wake(struct vcpu *v)
+{
+	__atomic_add_fetch(&v->irq.wake, 1, __ATOMIC_SEQ_CST);
+	futex_wake_one(&v->irq.wake);
+}
+
+/*
+ * A request was just stored for @t (a PIR bit with ON newly set, an NMI,
+ * INIT or SIPI flag).  @self is the sending vCPU, or -1.
+ */
+void irq_notify(struct vcpu *t, int self)
+{
+	if (t->id == self)
+		return;		/* outside the guest now: it checks before entry */
+	switch (__atomic_load_n(&t->irq.mode, __ATOMIC_SEQ_CST)) {
+	case VCPU_MODE_IN_GUEST:
+		vcpu_kick(t);
+		break;
+	case VCPU_MODE_SLEEPING:
+		irq_wake(t);
+		break;
+	default:
+		break;
+	}
+}
+
+/* ---- struct lapic_ops for the vCPUs ------------------------------------ */
+
+static uint64_t ops_now(void *ctx)
+{
+	(void)ctx;
+	return now_ns();
+}
+
+/* The APIC timer's host timer, armed only from the vCPU's own thread. */
+static void ops_timer_arm(void *ctx, int cpu, uint64_t deadline_ns)
+{
+	struct vcpu *v = vcpu_of(ctx, cpu);
+	struct itimerspec its = { 0 };
+
+	if (!v->irq.timer_ok)
+		return;		/* no thread yet, so no guest write either */
+	its.it_value.tv_sec = deadline_ns / 1000000000ull;
+	its.it_value.tv_nsec = deadline_ns % 1000000000ull;
+	if (!deadline_ns)
+		its.it_value.tv_nsec = 0;	/* all zero: disarm */
+	timer_settime(v->irq.timer, TIMER_ABSTIME, &its, NULL);
+}
+
+/*
+ * Post a fixed interrupt to @t; INIT and SIPI are flags.  NMIs are
+ * counted, not flagged: two sent close together (a self NMI and a remote
+ * one) are two NMIs, the second held while the first is handled (SDM
+ * 6.7.1); KVM keeps that latch (kvm/vcpu.c).
+ */
+static void irq_deliver(struct vm *vm, struct vcpu *t, int src,
+			const struct lapic_ipi *ipi)
+{
+	switch (ipi->delivery) {
+	case APIC_ICR_DM_FIXED:
+	case APIC_ICR_DM_LOWEST:
+		if (t->id == src) {
+			/* a self IPI is accepted at once: its own LAPIC */
+			lapic_accept(&t->irq.lapic, ipi->vector, ipi->level);
+			return;
+		}
+		if (pir_post(&t->irq.pir, ipi->vector))
+			irq_notify(t, src);
+		break;
+	case APIC_ICR_DM_NMI:
+		__atomic_add_fetch(&t->irq.nmi, 1, __ATOMIC_SEQ_CST);
+		irq_notify(t, src);
+		break;
+	case APIC_ICR_DM_INIT:
+		__atomic_store_n(&t->irq.init, 1, __ATOMIC_SEQ_CST);
+		irq_notify(t, src);
+		break;
+	case APIC_ICR_DM_STARTUP:
+		/* SDM 9.4.4.1: a SIPI to a CPU not in wait-for-SIPI is
+		 * ignored; one with its INIT still in flight counts */
+		if (!__atomic_load_n(&t->irq.wait_sipi, __ATOMIC_SEQ_CST) &&
+		    !__atomic_load_n(&t->irq.init, __ATOMIC_SEQ_CST))
+			return;
+		__atomic_store_n(&t->irq.sipi, IRQ_SIPI_VALID | ipi->vector,
+				 __ATOMIC_SEQ_CST);
+		irq_notify(t, src);
+		break;
+	case APIC_ICR_DM_SMI:
+		if (!vm->smi_warned++)
+			warn("vcpu%d: SMI IPI: irqlab has no SMM; dropped", src);
+		break;
+	}
+}
+
+/* From the IOAPIC: no sending vCPU, so every target may need a notify. */
+void irq_post(struct vcpu *t, const struct lapic_ipi *msg)
+{
+	if (msg->delivery == APIC_ICR_DM_FIXED ||
+	    msg->delivery == APIC_ICR_DM_LOWEST) {
+		if (pir_post(&t->irq.pir, msg->vector))
+			irq_notify(t, -1);
+		return;
+	}
+	if (msg->delivery == IOAPIC_RTE_DM_EXTINT) {
+		irq_post_extint(t);	/* the vector comes from the PIC */
+		return;
+	}
+	irq_deliver(t->vm, t, -1, msg);
+}
+
+/* ICR writes (lapic.h: called with vm->apic_lock held, by vCPU @cpu) */
+static void ops_send_ipi(void *ctx, int cpu, const struct lapic_ipi *ipi)
+{
+	struct vm *vm = ctx;
+	uint64_t mask[VMM_MAX_CPUS / 64];
+	unsigned i;
+
+	apic_route(vm->lapics, vm->nr_vcpus, cpu, ipi, mask);
+	for (i = 0; i < vm->nr_vcpus; i++)
+		if (mask[i / 64] & (1ull << (i % 64)))
+			irq_deliver(vm, &vm->vcpus[i], cpu, ipi);
+}
+
+/* EOI of a level-triggered vector, under apic_lock: queued for the IOAPIC
+ * (isa.c), whose lock comes first, until the access is done */
+static void ops_eoi_level(void *ctx, int cpu, uint8_t vector)
+{
+	struct vcpu *v = vcpu_of(ctx, cpu);
+
+	v->irq.eoi_level[vector >> 5] |= 1u << (vector & 31);
+}
+
+static void irq_flush_eoi(struct vcpu *v)
+{
+	unsigned i;
+	int b;
+
+	for (i = 0; i < 8; i++)
+		while (v->irq.eoi_level[i]) {
+			b = __builtin_ctz(v->irq.eoi_level[i]);
+			v->irq.eoi_level[i] &= ~(1u << b);
+			isa_eoi(v->vm, i * 32 + b);
+		}
+}
+
+static void ops_trace(void *ctx, int cpu, const char *line)
+{
+	struct vm *vm = ctx;
+	uint64_t t = now_ns() - vm->start_ns;
+
+	fprintf(stderr, "t=%" PRIu64 ".%06" PRIu64 " vcpu=%d %s\n",
+		t / 1000000000, t / 1000 % 1000000, cpu, line);
+}
+
+static uint64_t guest_tsc(void *ctx);
+
+/* the LAPICs' ops; irq_init() sets the trace op as --trace asks */
+static struct lapic_ops irq_ops = {
+	.now_ns = ops_now,
+	.timer_arm = ops_timer_arm,
+	.send_ipi = ops_send_ipi,
+	.eoi_level = ops_eoi_level,
+	.tsc = guest_tsc,
+};
+
+/*
+ * TSC-deadline mode wants the guest TSC, and it is only read on the vCPU's
+ * own thread (an IA32_TSC_DEADLINE write): the thread's vCPU knows its
+ * offset.  Without KVM scaling, guest TSC = host TSC + offset.
+ */
+static __thread struct vcpu *irq_self;
+
+static uint64_t guest_tsc(void *ctx)
+{
+	struct vm *vm = ctx;
+
+	if (!irq_self)
+		return 0;
+	/* where the host's TSC is unstable KVM moves the offset as the
+	 * vCPU moves between host CPUs (seen under the nested rig): read it
+	 * at each use, one ioctl on an exit that is already slow */
+	if (vm->tsc_offset_sync)
+		vm->tsc_offset_sync(irq_self);
+	return __rdtsc() + irq_self->irq.tsc_offset;
+}
+
+void irq_init(struct vm *vm)
+{
+	const struct vmm_config *cfg = vm->cfg;
+	struct lapic_caps caps = {
+		.x2apic = vm->x2apic_ok,
+		.tsc_khz = vm->tsc_deadline_ok ? vm->tsc_khz : 0,
+		.phys_bits = vm->phys_bits,
+	};
+	unsigned i;
+
+	irq_ops.trace = cfg->trace & TRACE_LAPIC ? ops_trace : NULL;
+	pthread_mutex_init(&vm->apic_lock, NULL);
+	for (i = 0; i < vm->nr_vcpus; i++) {
+		struct lapic *l = &vm->vcpus[i].irq.lapic;
+
+		lapic_init(l, i, i, i == 0, cfg->apic_mhz * 1000000ull,
+			   &irq_ops, vm);
+		lapic_set_caps(l, &caps);
+		vm->lapics[i] = l;
+		/* SDM 9.4.1: after power-up the APs wait for a SIPI */
+		vm->vcpus[i].irq.wait_sipi = i != 0;
+	}
+}
+
+void irq_thread_init(struct vcpu *v)
+{
+	struct sigevent sev;
+
+	/* the host timer kicks its own thread out of KVM_RUN (kvm/vcpu.c) */
+	irq_self = v;
+	memset(&sev, 0, sizeof(sev));
+	sev.sigev_notify = SIGEV_THREAD_ID;
+	sev.sigev_signo = VCPU_SIG_KICK;
+	sev._sigev_un._tid = gettid();
+	if (timer_create(CLOCK_MONOTONIC, &sev, &v->irq.timer))
+		die(EXIT_HOST, "vcpu%d: timer_create: %s", v->id,
+		    strerror(errno));
+	v->irq.timer_ok = true;
+}
+
+/* ---- register accesses (on the vCPU's own thread) ---------------------- */
+
+bool irq_mmio(struct vcpu *v, uint64_t gpa, unsigned len, bool write,
+	      uint64_t *val)
+{
+	struct lapic *l = &v->irq.lapic;
+	uint32_t v32 = *val;
+
+	if (!lapic_mmio_enabled(l) || (gpa & ~0xfffull) != (lapic_base(l) & APIC_BASE_ADDR_MASK))
+		return false;
+	pthread_mutex_lock(&v->vm->apic_lock);
+	if (write) {
+		lapic_mmio_write(l, gpa & 0xfff, len, v32);
+	} else {
+		if (lapic_mmio_read(l, gpa & 0xfff, len, &v32))
+			v32 = 0;
+		*val = v32;
+	}
+	pthread_mutex_unlock(&v->vm->apic_lock);
+	irq_flush_eoi(v);
+	return true;
+}
+
+int irq_msr(struct vcpu *v, uint32_t msr, bool write, uint64_t *val)
+{
+	int r;
+
+	if (msr != MSR_IA32_APIC_BASE && msr != MSR_IA32_TSC_DEADLINE &&
+	    (msr < MSR_X2APIC_BASE || msr > MSR_X2APIC_END))
+		return 1;
+	pthread_mutex_lock(&v->vm->apic_lock);
+	r = write ? lapic_msr_write(&v->irq.lapic, msr, *val) :
+		    lapic_msr_read(&v->irq.lapic, msr, val);
+	pthread_mutex_unlock(&v->vm->apic_lock);
+	irq_flush_eoi(v);
+	if (write && msr == MSR_IA32_APIC_BASE && !r)
+		v->irq.base_changed = true;	/* kvm/vcpu.c tells KVM */
+	return r ? -1 : 0;
+}
+
+/* ---- the run loop's side ----------------------------------------------- */
+
+bool timer_due(struct vcpu *v)
+{
+	uint64_t d = v->irq.lapic.timer_deadline_ns;
+
+	return d && now_ns() >= d;
+}
+
+/*
+ * The PIR into IRR, each vector accepted as level-triggered (TMR set) if
+ * the IOAPIC routes it here as a level entry, else as edge (SDM 11.8.4).
+ */
+static void irq_fold(struct vcpu *v)
+{
+	uint32_t got[8] = { 0 }, w;
+	unsigned i;
+	int b;
+
+	pir_fold(&v->irq.pir, got);
+	for (i = 0; i < 8; i++) {
+		w = got[i];
+		while (w) {
+			b = __builtin_ctz(w);
+			w &= w - 1;
+			lapic_accept(&v->irq.lapic, i * 32 + b,
+				     __atomic_load_n(&v->irq.ioapic_tmr[i],
+						     __ATOMIC_ACQUIRE) &
+				     (1u << b));
+		}
+	}
+}
+
+/* Timers that are due, and the PIR, into the LAPIC. */
+void irq_collect(struct vcpu *v)
+{
+	struct vm *vm = v->vm;
+	bool due = timer_due(v);
+
+	if (!due && !pir_pending(&v->irq.pir))
+		return;		/* the common case: no lock, no atomic RMW */
+	pthread_mutex_lock(&vm->apic_lock);
+	if (due)
+		lapic_timer_expired(&v->irq.lapic);
+	if (pir_pending(&v->irq.pir))
+		irq_fold(v);
+	pthread_mutex_unlock(&vm->apic_lock);
+}
+
+/*
+ * An ExtINT goes first.  SDM 11.8.1 (step 2): the local APIC sends an
+ * ExtINT "directly to the processor core", where fixed interrupts go
+ * through IRR and ISR: so the PPR does not hold an ExtINT back, and a
+ * fixed interrupt in IRR cannot be ahead of it in any queue.  The SDM
+ * gives no order between the core's INTR from LINT0 and the APIC's own
+ * vectors; this is KVM's (kvm_cpu_get_interrupt() asks the PIC first).
+ * The other waits for the next window.
+ */
+static bool irq_pending_any(struct vcpu *v)
+{
+	return lapic_pending_vector(&v->irq.lapic) >= 0 ||
+	       irq_extint_waiting(v);
+}
+
+int irq_before_run(struct vcpu *v)
+{
+	struct kvm_run *run = v->run;
+	bool extint;
+	int vec;
+
+	irq_extint_seen(v);
+	irq_collect(v);
+	/* api.rst: with no LAPIC in KVM, kvm_run->cr8 is "in (pre_kvm_run)":
+	 * the guest's MOV from CR8 reads TPR[7:4] (SDM 11.8.6.1) */
+	v->irq.cr8_in = lapic_cr8(&v->irq.lapic);
+	run->cr8 = v->irq.cr8_in;
+	extint = irq_extint_waiting(v);
+	vec = lapic_pending_vector(&v->irq.lapic);
+	if (vec < 0 && !extint) {
+		run->request_interrupt_window = 0;
+		return -1;
+	}
+	if (!run->ready_for_interrupt_injection) {
+		/* KVM exits with IRQ_WINDOW_OPEN when IF=1 and no shadow */
+		run->request_interrupt_window = 1;
+		return -1;
+	}
+	if (extint) {
+		vec = irq_extint_ack(v);
+		run->request_interrupt_window = irq_pending_any(v);
+		return vec;
+	}
+	pthread_mutex_lock(&v->vm->apic_lock);
+	lapic_ack(&v->irq.lapic, vec);
+	pthread_mutex_unlock(&v->vm->apic_lock);
+	/* a higher class still waiting needs the next window too */
+	run->request_interrupt_window = irq_pending_any(v);
+	return vec;
+}
+
+unsigned irq_take_nmi(struct vcpu *v)
+{
+	if (!__atomic_load_n(&v->irq.nmi, __ATOMIC_RELAXED))
+		return 0;	/* the common case: no atomic RMW */
+	return __atomic_exchange_n(&v->irq.nmi, 0, __ATOMIC_ACQ_REL);
+}
+
+/*
+ * SDM 6.9: an NMI outranks a maskable interrupt.  KVM delivers a
+ * KVM_INTERRUPT vector as an event already being injected, before an NMI
+ * it holds, so none may go in while KVM's NMI is being injected, or is
+ * pending and not blocked.  One blocked by an NMI handler still running
+ * (masked: SDM 6.7.1, until its IRET) waits for that IRET, and a
+ * maskable interrupt may go before it, as on a CPU.
+ */
+bool irq_nmi_ahead(const struct kvm_vcpu_events *ev)
+{
+	return ev->nmi.injected || (ev->nmi.pending && !ev->nmi.masked);
+}
+
+/*
+ * SDM 11.4.7.3: an INIT resets the LAPIC but keeps its ID and base, and
+ * the CPU waits for a SIPI.  Pending IPIs, NMIs and ExtINTs go with it.
+ */
+bool irq_take_init(struct vcpu *v)
+{
+	struct vcpu_irq *q = &v->irq;
+	uint32_t irr[8];
+
+	if (!__atomic_load_n(&q->init, __ATOMIC_RELAXED) ||
+	    !__atomic_exchange_n(&q->init, 0, __ATOMIC_ACQ_REL))
+		return false;
+	pthread_mutex_lock(&v->vm->apic_lock);
+	lapic_init_reset(&q->lapic);
+	pir_fold(&q->pir, irr);
+	pthread_mutex_unlock(&v->vm->apic_lock);
+	__atomic_store_n(&q->nmi, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&q->extint_msg, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&q->wait_sipi, true, __ATOMIC_SEQ_CST);
+	return true;
+}
+
+bool requests_pending(struct vcpu *v)
+{
+	struct vcpu_irq *q = &v->irq;
+
+	return pir_pending(&q->pir) || __atomic_load_n(&q->nmi, __ATOMIC_SEQ_CST) ||
+	       __atomic_load_n(&q->init, __ATOMIC_SEQ_CST) ||
+	       __atomic_load_n(&q->extint_kick, __ATOMIC_SEQ_CST) ||
+	       __atomic_load_n(&v->vm->rendezvous, __ATOMIC_SEQ_CST);
+}
+
+/*
+ * A kick that landed while the thread was outside the guest (the APIC
+ * timer's signal while it slept in HLT, say) left immediate_exit set, and
+ * would cost one empty KVM_RUN.  Everything a kick asks for is checked
+ * below after mode goes IN_GUEST, and a kick after that store sets the
+ * flag again, so it can be cleared first.
+ */
+bool irq_enter_guest(struct vcpu *v)
+{
+	__atomic_store_n(&v->run->immediate_exit, 0, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&v->irq.mode, VCPU_MODE_IN_GUEST, __ATOMIC_SEQ_CST);
+	if (!requests_pending(v) && !timer_due(v) && !vm_stopping(v->vm))
+		return true;
+	__atomic_store_n(&v->irq.mode, VCPU_MODE_OUTSIDE, __ATOMIC_SEQ_CST);
+	return false;
+}
+
+/*
+ * api.rst: kvm_run->cr8 is "out (post_kvm_run)", on every return from
+ * KVM_RUN, an EINTR included.  A guest MOV to CR8 changed it: SDM
+ * 11.8.6.1, it writes TPR[7:4] and clears TPR[3:0].  On VMX and SVM only
+ * a lowering exits (KVM_EXIT_SET_TPR); a raise waits in KVM for the next
+ * exit, and kvm_pvm exits for neither.  A MOV that rewrote the value
+ * KVM_RUN was given cannot be seen, so TPR[3:0] then stays (docs/LAPIC.md).
+ */
+void irq_leave_guest(struct vcpu *v)
+{
+	uint8_t cr8 = v->run->cr8 & 0xf;
+
+	__atomic_store_n(&v->irq.mode, VCPU_MODE_OUTSIDE, __ATOMIC_RELAXED);
+	if (cr8 == v->irq.cr8_in)
+		return;		/* the common case: no lock */
+	v->irq.cr8_in = cr8;
+	pthread_mutex_lock(&v->vm->apic_lock);
+	lapic_set_cr8(&v->irq.lapic, cr8);
+	pthread_mutex_unlock(&v->vm->apic_lock);
+}

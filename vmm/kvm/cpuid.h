@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The frequency leaves of the guest's CPUID (--cpuid-freq), as a pure
+ * editor of the table KVM_GET_SUPPORTED_CPUID gave: no ioctl here.
+ *
+ *   0x15        EBX/EAX = TSC / crystal, ECX = crystal Hz (SDM vol. 2A,
+ *               CPUID leaf 15H); the crystal is the APIC timer's clock,
+ *               as the SDM says it is when 0x15 enumerates it
+ *   0x16        EAX = TSC base MHz, EBX = max MHz, ECX = bus MHz (leaf 16H)
+ *   0x40000000  "irqlabirqlab", EAX = 0x40000010, the highest leaf
+ *   0x40000010  EAX = TSC kHz, EBX = APIC bus kHz (VMware's timing leaf,
+ *               which QEMU and illumos also read)
+ */
+#ifndef VMM_CPUID_H
+#define VMM_CPUID_H
+
+#include <linux/kvm.h>
+#include <stdint.h>
+
+enum cpuid_freq {
+	CPUID_FREQ_ON,		/* 0x15, 0x16 and 0x40000010 (the default) */
+	CPUID_FREQ_OFF,		/* all three zeroed, as Hyper-V does */
+	CPUID_FREQ_16,		/* leaf 0x16 only */
+	CPUID_FREQ_HV,		/* leaf 0x40000010 only */
+};
+
+#define CPUID_HV_BASE		0x40000000u
+#define CPUID_HV_TIMING		0x40000010u
+#define CPUID_HV_SIGNATURE	"irqlabirqlab"
+
+/* "on", "off", "16" or "hv"; -1 for anything else */
+int cpuid_freq_parse(const char *s, enum cpuid_freq *f);
+
+/*
+ * Edit @c (room for @max entries) for @mode, with the TSC at @tsc_khz and
+ * the APIC timer clock at @apic_hz.  A rate of 0 (unknown) gives no leaf
+ * that would need it: the advertised value is always the true one.
+ * Returns 0, or -1 when @c has no room (then it is partly edited).
+ */
+int cpuid_set_freq(struct kvm_cpuid2 *c, unsigned max, enum cpuid_freq mode,
+		   uint32_t tsc_khz, uint64_t apic_hz);
+
+/*
+ * MAXPHYADDR as the guest's CPUID states it (SDM 4.1.4):
+ * CPUID.80000008H:EAX[7:0]; without that leaf, 36 if CPUID.01H:EDX.PAE,
+ * else 32.
+ */
+unsigned cpuid_maxphyaddr(struct kvm_cpuid2 *c);
+
+/* The entry for (@function, @index), or NULL. */
+struct kvm_cpuid_entry2 *cpuid_find(struct kvm_cpuid2 *c, uint32_t function,
+				    uint32_t index);
+
+#endif
