@@ -61,7 +61,7 @@ for t in gcc python3 hyperfine qemu-system-x86_64; do
 	command -v $t >/dev/null || { echo "boot-bench: $t is not installed" >&2; exit 77; }
 done
 
-gcc -static -O2 -Wall -Wextra -Werror -o $W/timeit guest-bench/timeit.c ||
+gcc -static -O2 -Wall -Wextra -Werror -o $W/timeit guest-bench/native/timeit.c ||
 	{ echo "boot-bench: cannot build timeit" >&2; exit 125; }
 # The images: REV built in build/bench/src, copied to build/bench/.
 if [ "$REV" = . ]; then

@@ -30,7 +30,7 @@
 #include <unistd.h>
 #include <x86intrin.h>
 
-#include "records.h"
+#include "../records.h"
 
 #define ITERS_MAX	1000000
 
