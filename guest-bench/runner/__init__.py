@@ -9,6 +9,7 @@
     report     the raw files read back, passes merged, results.json
     markdown   results.md and docs/BENCHMARKS.md's results part
     plots      the plots, with matplotlib
+    calib      make bench-calib (guest-bench/calib-bench.py)
 
 The entry points are the scripts in guest-bench/; run them with
 /usr/bin/python3 (Debian's, which has python3-matplotlib and
