@@ -10,6 +10,8 @@
     markdown   results.md and docs/BENCHMARKS.md's results part
     plots      the plots, with matplotlib
     calib      make bench-calib (guest-bench/calib-bench.py)
+    bootbench  make bench-boot, irqlab-vmm's boot against QEMU's on nested
+               KVM (guest-bench/boot-bench; in the guest: bootbench_guest.sh)
 
 The entry points are the scripts in guest-bench/; run them with
 /usr/bin/python3 (Debian's, which has python3-matplotlib and
