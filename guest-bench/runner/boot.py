@@ -81,12 +81,6 @@ def qemu_has_tcg(qemu=None):
     return 'tcg' in p.stdout.split()
 
 
-def qemu_has_device(name, qemu=None):
-    p = subprocess.run([qemu or qemu_binary(), '-device', 'help'],
-                       capture_output=True, text=True, timeout=30)
-    return ('name "%s"' % name) in p.stdout
-
-
 def vmm_cmd(append=None, cpus=2, irqchip=None, hlt=None, halt_poll=None,
             args=(), kernel=KERNEL, vmm=VMM):
     """irqlab-vmm's command line: --cpus, the chosen options, @args, -a

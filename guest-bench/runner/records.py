@@ -22,10 +22,11 @@ import re
 LINE_MAX = 2048         # bytes of one line, its CR LF excluded
 MAX_KEYS = 64
 
-# The syntax, in one place: a name, then blank-separated words KEY=VALUE.
-NAME = re.compile(r'[a-z0-9_.]+')
-KEY = re.compile(r'[A-Za-z0-9_.]+')
+# The syntax, in one place: '@' and a name, then blank-separated words
+# KEY=VALUE; a byte outside a name's or a key's set is an error.
 WORD = re.compile(r'[^ \t]+')
+NOT_NAME = re.compile(r'[^a-z0-9_.]')
+NOT_KEY = re.compile(r'[^A-Za-z0-9_.]')
 CTRL = re.compile(r'[\x00-\x08\x0a-\x1f]')      # control bytes but TAB
 # A number: unsigned decimal or 0x hex (u64), or strtod's decimal syntax.
 U64 = re.compile(r'0[xX][0-9a-fA-F]+|[0-9]+')
@@ -98,7 +99,7 @@ class Record(dict):
             return self.u64(key)
         if not REAL.fullmatch(s):
             raise ValueError('%s=%s: not a number' % (key, s))
-        if re.fullmatch(r'[+-]?[0-9]+', s):
+        if s.lstrip('+-').isdigit():
             return int(s)
         v = float(s)
         if not math.isfinite(v):
@@ -129,7 +130,7 @@ def parse(line):
     if not words or words[0][0] != 1:
         raise RecordError('no-name', 1)
     name = words[0][1]
-    bad = re.search(r'[^a-z0-9_.]', name)
+    bad = NOT_NAME.search(name)
     if bad:
         raise RecordError('bad-name', 1 + bad.start())
     pairs = {}
@@ -141,7 +142,7 @@ def parse(line):
             raise RecordError('empty-key', at)
         if not val:
             raise RecordError('empty-value', at)
-        bad = re.search(r'[^A-Za-z0-9_.]', key)
+        bad = NOT_KEY.search(key)
         if bad:
             raise RecordError('bad-key', at + bad.start())
         if key in pairs:
