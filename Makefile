@@ -9,6 +9,7 @@
 #   make bench-pir  the PIR-fold microbenchmark
 #   make bench-calib  calibration from CPUID against the PIT, 50 boots each
 #   make bench      the guest-bench matrix (QUICK=1: a short run)
+#   make bench-boot irqlab-vmm's boot against QEMU's, on nested KVM
 #   make clean
 #   make SAN=1 B=build/san build/san/irqlab-vmm   irqlab-vmm with ASan and UBSan
 
@@ -16,6 +17,8 @@ B	:= build
 include Kbuild
 
 CC	?= gcc
+# Debian's python3 (python3-matplotlib, python3-pytest), not a pyenv's
+PYTHON	?= /usr/bin/python3
 LD	:= ld
 OBJCOPY	:= objcopy
 
@@ -54,7 +57,7 @@ UNIT_OBJS	:= $(call host,$(tests-unit-y) $(calib-y)) $(VMM_CORE_OBJS)
 
 VERSION	:= $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 
-.PHONY: all run run-nested test unit integration bench-pir bench-calib bench clean FORCE
+.PHONY: all run run-nested test unit integration bench-pir bench-calib bench bench-boot clean FORCE
 all: $(VMM) $(KERNEL) $(KERNEL32)
 
 $(VMM): $(VMM_OBJS)
@@ -91,19 +94,21 @@ bench-pir: $(PIR_BENCH)
 
 # docs/CALIB.md: boot-to-ready, calib exits and accuracy, cpuid against pit
 bench-calib: all
-	guest-bench/calib-bench.py
+	$(PYTHON) guest-bench/calib-bench.py
 
-# The host runner: docs/BENCHMARKS.md "Host runner".
-BENCH_REPORT	:= $(B)/bench-report
+# The host runner: docs/BENCHMARKS.md "Host runner" (guest-bench/runner/).
 NATIVE_FUTEX	:= $(B)/native-futex
-$(BENCH_REPORT): $(call host,$(bench-report-y))
-	$(CC) $(HOST_LDFLAGS) -o $@ $^ -lm
 $(NATIVE_FUTEX): $(call host,$(native-futex-y))
-	$(CC) $(HOST_LDFLAGS) -o $@ $^ -lm
+	$(CC) $(HOST_LDFLAGS) -o $@ $^
 
 # make bench: every config, full; make bench QUICK=1: small iters, < 2 min
-bench: all $(BENCH_REPORT) $(NATIVE_FUTEX)
-	guest-bench/run $(if $(QUICK),--quick)
+bench: all $(NATIVE_FUTEX)
+	$(PYTHON) guest-bench/run $(if $(QUICK),--quick)
+
+# docs/BENCHMARKS.md "Boot: irqlab-vmm against QEMU with KVM": it builds
+# the revision it measures itself (BOOT_BENCH_ARGS: -r RUNS, -R REV)
+bench-boot:
+	$(PYTHON) guest-bench/boot-bench $(BOOT_BENCH_ARGS)
 
 # vmm/'s layers (docs/ARCHITECTURE.md) as build rules.  Only vmm/kvm/ may
 # call ioctl(): every other object of vmm/ has it poisoned (vmm/poison.h).
@@ -160,10 +165,12 @@ test: all
 	@scripts/test-deps.sh
 	@$(MAKE) --no-print-directory unit integration
 
+# Criterion, then the host runner's pytest tests (tests/runner/)
 unit: $(UNIT)
 	@scripts/run-unit.sh $(UNIT)
+	@$(PYTHON) -m pytest -q tests/runner
 
-integration: all $(BENCH_REPORT) $(NATIVE_FUTEX)
+integration: all $(NATIVE_FUTEX)
 	@tests/integration/run.sh
 
 clean:

@@ -47,7 +47,7 @@ int ioapic_rte_write(unsigned pin, uint64_t rte);
 /*
  * The same two writes, low then high, without the read-back: four MMIO
  * accesses (IOREGSEL, IOWIN, twice), as a guest OS rotating a
- * destination does them (guest-bench/case_ioapic.c).
+ * destination does them (guest-bench/cases/case_ioapic.c).
  */
 void ioapic_rte_write_lo_hi(unsigned pin, uint32_t lo, uint32_t hi);
 /* Only the low dword: the mask bit set or clear, the rest as it reads. */

@@ -6,7 +6,7 @@
  */
 #include <stdint.h>
 
-#include "../guest-bench/bench.h"
+#include "../guest-bench/cases/bench.h"
 #include "calib_hw.h"
 #include "cmdline.h"
 #include "console.h"
@@ -213,7 +213,7 @@ void kmain(uint32_t magic, uint32_t info)
 		pic_check();
 	if (check_wanted("lapic"))
 		lapic_check();
-	bench_run();	/* bench=...: guest-bench/, phase IRQLAB_PHASE_BENCH */
+	bench_run();	/* bench=...: guest-bench/cases/, phase IRQLAB_PHASE_BENCH */
 
 	kprintf("@ready tsc=%lu\n", rdtsc());
 	kernel_exit(KERNEL_EXIT_OK);

@@ -5,7 +5,13 @@ set -u
 pkgs=""
 [ -f /usr/include/criterion/criterion.h ] || pkgs="$pkgs libcriterion-dev"
 command -v qemu-system-x86_64 >/dev/null 2>&1 || pkgs="$pkgs qemu-system-x86"
-command -v python3 >/dev/null 2>&1 || pkgs="$pkgs python3"
+# Debian's python3 runs the host tooling (guest-bench/runner) and its tests
+if [ -x /usr/bin/python3 ]; then
+	/usr/bin/python3 -c 'import pytest' 2>/dev/null || pkgs="$pkgs python3-pytest"
+	/usr/bin/python3 -c 'import matplotlib' 2>/dev/null || pkgs="$pkgs python3-matplotlib"
+else
+	pkgs="$pkgs python3 python3-pytest python3-matplotlib"
+fi
 [ -z "$pkgs" ] && exit 0
 
 if [ "$(id -u)" != 0 ]; then

@@ -30,7 +30,6 @@
 #include <unistd.h>
 #include <x86intrin.h>
 
-#include "records.h"
 
 #define ITERS_MAX	1000000
 
@@ -83,15 +82,41 @@ static void *waiter(void *arg)
 	return NULL;
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * Nearest rank, as the kernel's records (docs/RECORDS.md): the
+ * ceil(p/100 * n)-th smallest of the @n sorted samples, 1 <= p <= 100.
+ */
+static double percentile(const double *sorted, unsigned n, unsigned p)
+{
+	return sorted[(p * n + 99) / 100 - 1];
+}
+
+static double mean(const double *a, unsigned n)
+{
+	double s = 0;
+	unsigned i;
+
+	for (i = 0; i < n; i++)
+		s += a[i];
+	return s / n;
+}
+
 static void print_stats(const char *name, double *a, unsigned n, double cyc_per_ns)
 {
-	static const int p[] = { 50, 90, 99 };
+	static const unsigned p[] = { 50, 90, 99 };
 	double v[3];
 	unsigned i;
 
-	stats_sort(a, n);
+	qsort(a, n, sizeof(*a), cmp_double);
 	for (i = 0; i < 3; i++)
-		v[i] = stats_percentile(a, n, p[i]);
+		v[i] = percentile(a, n, p[i]);
 	printf("@bench case=%s cpus=%d apic=native n=%u "
 	       "min_cyc=%.0f p50_cyc=%.0f p90_cyc=%.0f p99_cyc=%.0f "
 	       "max_cyc=%.0f mean_cyc=%.0f "
@@ -99,8 +124,8 @@ static void print_stats(const char *name, double *a, unsigned n, double cyc_per_
 	       "mean_ns=%.0f\n", name, ncpus > 1 ? 2 : 1, n,
 	       a[0] * cyc_per_ns, v[0] * cyc_per_ns, v[1] * cyc_per_ns,
 	       v[2] * cyc_per_ns, a[n - 1] * cyc_per_ns,
-	       stats_mean(a, n) * cyc_per_ns, a[0], v[0], v[1], v[2],
-	       a[n - 1], stats_mean(a, n));
+	       mean(a, n) * cyc_per_ns, a[0], v[0], v[1], v[2],
+	       a[n - 1], mean(a, n));
 }
 
 /* TSC cycles per ns over a 20 ms window, for the _cyc fields. */

@@ -21,7 +21,7 @@
  *
  * "%RUN%" in an argument becomes the run number (warm-ups: w1, w2, ...).
  * It is built static (gcc -static -O2) for the busybox initramfs of
- * tests/nested: guest-bench/boot-bench.sh.
+ * tests/nested: guest-bench/boot-bench (runner/bootbench.py).
  */
 #define _GNU_SOURCE
 #include <dirent.h>

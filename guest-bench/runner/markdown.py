@@ -1,0 +1,181 @@
+# SPDX-License-Identifier: MIT
+"""results.md: the configs, one row per case x config, the futex_wake
+summaries, the notes; and docs/BENCHMARKS.md's results part, between
+its markers."""
+import os
+
+from . import report
+
+DOC_BEGIN = '<!-- bench-results:begin -->'
+DOC_END = '<!-- bench-results:end -->'
+EXIT_PARTS = ('send_exits', 'kick_exits', 'eoi_exits', 'hlt_exits',
+              'other_exits')
+
+
+def describe(c):
+    kind = c.param('kind')
+    if kind == 'irqlab-vmm':
+        s = 'irqlab-vmm --irqchip=%s --hlt=%s' % (c.param('irqchip'),
+                                                  c.param('hlt'))
+        poll = c.param('halt_poll', None)
+        if poll and poll != '0':
+            s += ' --halt-poll ' + poll
+        return s + ', apic=' + c.param('apic')
+    if kind == 'qemu-kvm' and c.param('cpu') == 'none':
+        return 'QEMU KVM kernel_irqchip=%s, no -cpu model' % c.param('irqchip')
+    if kind == 'qemu-kvm':
+        return 'QEMU KVM kernel_irqchip=%s, -cpu %s' % (c.param('irqchip'),
+                                                        c.param('cpu'))
+    if kind == 'qemu-tcg':
+        return 'QEMU TCG, -cpu %s (xAPIC)' % c.param('cpu')
+    if kind == 'native':
+        return 'host, pthreads + futex (native-futex)'
+    return kind
+
+
+def num(r, key, fmt):
+    v = r.num(key) if r is not None else None
+    return '-' if v is None else fmt % v
+
+
+def exits(r):
+    if r.num('exits_per_op') is None:
+        return '-'
+    return '%.2f (%s)' % (r.num('exits_per_op'),
+                          '/'.join(num(r, k, '%.2f') for k in EXIT_PARTS))
+
+
+def wake(w):
+    return 'Wokeup %d of %d threads in %.4f ms (+-%.2f%%)' % (
+        w.woken, w.threads, w.ms, w.rse_pct)
+
+
+def configs_table(configs):
+    out = ['| config | what | status | passes | wall s |',
+           '|---|---|---|---|---|']
+    for c in configs:
+        if c.status == 'skipped':
+            st = '**SKIPPED** (%s)' % c.reason
+        elif c.status != 'ok':
+            st = '**FAILED** (%s)' % c.reason
+        else:
+            st = 'ok (%s)' % c.reason if c.reason else 'ok'
+        out.append('| %s | %s | %s | %d/%d | %.1f |' % (
+            c.name, describe(c), st, c.passes_ok, c.passes,
+            c.wall_ms / 1000))
+    return out
+
+
+def case_rows(configs, name, ref):
+    out = []
+    for c in configs:
+        k = c.case(name)
+        if not k or k.skipped:
+            continue
+        r = k.rec
+        p50 = num(r, 'p50_ns', '%.0f')
+        lo, hi = r.num('p50_ns_min'), r.num('p50_ns_max')
+        if lo is not None and hi is not None and r.num('passes', 0) > 1:
+            p50 += ' (%.0f-%.0f)' % (lo, hi)
+        q = report.ratio(c, name, ref)
+        out.append('| %s | %s | %s | %s | %s | %s |' % (
+            name, c.name, p50, num(r, 'p99_ns', '%.0f'), exits(r),
+            '-' if q is None else '%.2fx' % q))
+    return out
+
+
+def futex_table(configs):
+    """perf bench futex wake's summary: the guest's own, the host's perf."""
+    out = []
+    for c in configs:
+        ws = c.wokeup or ([c.perf] if c.perf else [])
+        if not ws:
+            continue
+        if not out:
+            out = ['`futex_wake` as `perf bench futex wake` prints it (the '
+                   "guest's own case; native: `perf bench futex wake -t 1` "
+                   'on the host), and the wake-to-run p50.  With several '
+                   "passes: the median pass's line, and the range:", '',
+                   '| config | Wokeup | ms (+-RSE) | range over passes, ms | '
+                   'wake-to-run p50 ns |', '|---|---|---|---|---|']
+        w, span = ws[0], '-'
+        if len(ws) > 1:
+            v = sorted(x.ms for x in ws)
+            # the (lower) median pass: the last with that time
+            w = [x for x in ws if x.ms == v[(len(v) - 1) // 2]][-1]
+            span = '%.4f-%.4f (%d)' % (v[0], v[-1], len(v))
+        k = c.case('futex_wake')
+        p50 = num(k.rec, 'p50_ns', '%.0f') if k and not k.skipped else '-'
+        out.append('| %s | %d of %d | %.4f (+-%.2f%%) | %s | %s |' % (
+            c.name, w.woken, w.threads, w.ms, w.rse_pct, span, p50))
+    return out + [''] if out else []
+
+
+def notes(configs):
+    out = []
+    for c in configs:
+        out += ['- %s: `%s` skipped (%s)' % (c.name, k.name, k.reason)
+                for k in c.cases.values() if k.skipped]
+        if c.tsc_sync is not None:
+            out.append('- %s: `@tsc_sync` skew_cyc=%s ok=%s' % (
+                c.name, c.tsc_sync.get('skew_cyc', '?'),
+                c.tsc_sync.get('ok', '?')))
+        out += ['- %s: %s' % (c.name, wake(w)) for w in c.wokeup]
+        if c.perf:
+            out.append('- %s: `perf bench futex wake -t 1`: %s' % (
+                c.name, wake(c.perf)))
+        out += ['- %s: problem: %s' % (c.name, e) for e in c.errors]
+        if c.more_errors:
+            out.append('- %s: %d more problems' % (c.name, c.more_errors))
+    return out
+
+
+def results_md(configs, host):
+    """The whole results.md, as a string."""
+    ref = report.ref_config(configs)
+    h = host['host']
+    iters = configs[0].param('iters') if configs else '?'
+    cpu = report.qemu_kvm_cpu(configs)
+    out = ['Generated by `make bench` (guest-bench/run) on %s: git `%s`; '
+           'host %s, %d CPUs, %s %s; `bench=all iters=%s`, 2 CPUs '
+           'everywhere%s.' % (
+               host['date'], host['git']['describe'], h['cpu_model'],
+               h['cpus'], h['sysname'], h['kernel_release'], iters,
+               '; QEMU/KVM -cpu model `%s` (probed by scripts/qemu-kvm-cpu)'
+               % cpu if cpu else ''), '']
+    out += configs_table(configs)
+    out += ['', 'p50 and p99 in ns (nearest rank; with several passes the '
+            'median over them, and the p50s\' range in brackets).  Exits '
+            'per operation, irqlab-vmm only: total (send/kick/eoi/hlt/other)'
+            ', userspace exits over all vCPUs.  Last column: p50 over '
+            'qemu-kvm-on\'s p50 for the case, same run%s.' % (
+                '' if ref else ' (qemu-kvm-on did not run: no ratios)'), '',
+            '| case | config | p50 ns | p99 ns | exits/op '
+            '(send/kick/eoi/hlt/other) | p50 / qemu-kvm-on |',
+            '|---|---|---|---|---|---|']
+    seen = []
+    for c in configs:
+        for name in c.cases:
+            if name not in seen:
+                seen.append(name)
+                out += case_rows(configs, name, ref)
+    out.append('')
+    out += futex_table(configs)
+    out += notes(configs)
+    return '\n'.join(out) + '\n'
+
+
+def update_doc(doc, md):
+    """Put @md between @doc's markers; raises OSError or ValueError."""
+    with open(doc) as f:
+        text = f.read()
+    b = text.find(DOC_BEGIN)
+    e = text.find(DOC_END, b) if b >= 0 else -1
+    if b < 0 or e < 0:
+        raise ValueError("%s has no '%s' ... '%s' markers: not changed" %
+                         (doc, DOC_BEGIN, DOC_END))
+    b += len(DOC_BEGIN)
+    tmp = doc + '.tmp'
+    with open(tmp, 'w') as f:
+        f.write(text[:b] + '\n' + md + text[e:])
+    os.replace(tmp, doc)

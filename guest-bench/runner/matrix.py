@@ -1,0 +1,365 @@
+# SPDX-License-Identifier: MIT
+"""guest-bench/run: boot the same kernel with the same command line
+(bench=all iters=N threads=1) under every hypervisor configuration,
+collect the @records, and turn them into DIR/results.json, DIR/results.md
+(and docs/BENCHMARKS.md's results part) and plots.  docs/BENCHMARKS.md
+"Host runner" says what each config is.
+
+Progress goes to stderr.  A config that fails (bad status, timeout, no
+@ready) is reported, recorded as failed in results.json, and the run
+goes on.  One that cannot run here (no /dev/kvm, no QEMU, no -cpu model
+QEMU/KVM starts with: scripts/qemu-kvm-cpu) is a loud skip, recorded as
+skipped with the reason.  Exit status: 0 if no config failed (skips are
+listed), 1 if some failed, 2 on bad usage or missing build outputs.
+"""
+import argparse
+import glob
+import json
+import os
+import shutil
+import sys
+
+from . import ROOT, boot, markdown, plots, report
+
+CONFIGS = ['vmm-%s-%s-%s' % (chip, apic, hlt)
+           for chip in ('user', 'split', 'kernel')
+           for apic in ('x2apic', 'xapic') for hlt in ('exit', 'guest')]
+CONFIGS += ['vmm-user-x2apic-poll', 'qemu-kvm-on', 'qemu-kvm-split',
+            'qemu-tcg', 'native']
+# QEMU/KVM configs: -machine, and the flags the runner adds to the model
+QEMU_KVM = {'qemu-kvm-on': 'pc,kernel_irqchip=on',
+            'qemu-kvm-split': 'pc,kernel_irqchip=split'}
+QEMU_KVM_FLAGS = '+x2apic,+tsc-deadline'
+# --hlt=exit --halt-poll 200: KVM's default halt_poll_ns bound (VMM.md)
+HALT_POLL = 200
+PERF_TIMEOUT = 60
+
+
+def say(msg):
+    print('run: ' + msg, file=sys.stderr, flush=True)
+
+
+class Unrunnable(Exception):
+    """This config cannot run here: .reason (a word) and .why; a skip,
+    or a failure (.failed) when it is our tool's fault, not the host's."""
+
+    def __init__(self, reason, why, failed=False):
+        super().__init__(why)
+        self.reason, self.why, self.failed = reason, why, failed
+
+
+class Matrix:
+    """One run: its options, where the files go, the -cpu probe."""
+
+    def __init__(self, a):
+        self.iters, self.quick, self.out = a.n, a.quick, a.o
+        self.raw = os.path.join(a.o, 'raw')
+        self.cmdline = 'bench=all iters=%d threads=1' % a.n
+        # Per-boot time limit: the kernel's own waits are bounded, so
+        # only a hung hypervisor reaches it.  TCG is the slowest config.
+        self.limit = 60 if a.quick else 60 + a.n // 4
+        self.qemu_bin = boot.qemu_binary()
+        self.perf = os.environ.get('PERF') or 'perf'
+        self.cpu = None                 # boot.CpuProbe, once probed
+
+    def path(self, name, ext):
+        return os.path.join(self.raw, name + ext)
+
+    def header(self, f, name, params):
+        f.write('@config name=%s %s iters=%d\n' % (name, params, self.iters))
+
+    def probe_cpu(self):
+        """The -cpu model QEMU/KVM starts with here, probed once; its
+        whole probe goes to DIR/qemu-kvm-cpu.json."""
+        if self.cpu:
+            return self.cpu
+        self.cpu = boot.probe_cpu(QEMU_KVM_FLAGS, self.qemu_bin,
+                                  self.path('qemu-kvm-cpu', '.err'))
+        if self.cpu.probe:
+            with open(os.path.join(self.out, 'qemu-kvm-cpu.json'), 'w') as f:
+                json.dump(self.cpu.probe, f, indent=1)
+        if self.cpu.model:
+            say('QEMU/KVM starts with -cpu %s here (scripts/qemu-kvm-cpu); '
+                'the qemu-kvm configs use -cpu %s' % (self.cpu.model,
+                                                      self.cpu.used))
+        return self.cpu
+
+    def boot(self, f, name, cmd):
+        with open(self.path(name, '.cmd'), 'w') as c:
+            c.write(' '.join(cmd) + '\n')
+        return boot.run(cmd, self.limit, out_file=f,
+                        err_path=self.path(name, '.err'))
+
+    def vmm(self, f, name):
+        """vmm-CHIP-APIC-HLT; HLT "poll" is --hlt=exit --halt-poll 200."""
+        _, chip, apic, hlt = name.split('-')
+        poll = HALT_POLL if hlt == 'poll' else 0
+        hlt = 'exit' if hlt == 'poll' else hlt
+        self.header(f, name, 'kind=irqlab-vmm irqchip=%s apic=%s hlt=%s '
+                    'halt_poll=%d cpus=2' % (chip, apic, hlt, poll))
+        if not boot.kvm_usable():
+            raise Unrunnable('no-kvm', 'no usable /dev/kvm')
+        return self.boot(f, name, boot.vmm_cmd(
+            '%s apic=%s' % (self.cmdline, apic), irqchip=chip, hlt=hlt,
+            halt_poll=poll)), 0
+
+    def qemu(self, f, name):
+        if name in QEMU_KVM:
+            accel, machine = 'kvm', QEMU_KVM[name]
+            cpu = None
+            if boot.kvm_usable() and boot.have(self.qemu_bin):
+                cpu = self.probe_cpu()
+            self.header(f, name, 'kind=qemu-kvm irqchip=%s apic=x2apic '
+                        'hlt=exit cpus=2 cpu=%s cpu_probed=%s' % (
+                            machine.split('=')[1],
+                            cpu.used if cpu and cpu.used else 'none',
+                            cpu.model if cpu and cpu.model else 'none'))
+            if not boot.kvm_usable():
+                raise Unrunnable('no-kvm', 'no usable /dev/kvm')
+            if cpu and cpu.skip:
+                raise Unrunnable(cpu.skip, cpu.why,
+                                 failed=cpu.skip == 'probe-failed')
+            cpu = cpu.used if cpu else None
+        else:
+            accel, machine, cpu = 'tcg', 'pc', 'qemu64'
+            self.header(f, name, 'kind=qemu-tcg irqchip=tcg apic=xapic '
+                        'hlt=exit cpus=2 cpu=%s' % cpu)
+        if not boot.have(self.qemu_bin):
+            raise Unrunnable('no-qemu', '%s is not installed' % self.qemu_bin)
+        return self.boot(f, name, boot.qemu_cmd(
+            self.cmdline, accel=accel, machine=machine, cpu=cpu,
+            qemu=self.qemu_bin)), boot.QEMU_OK
+
+    def native(self, f, name):
+        """native-futex on the host, then perf bench futex wake -t 1."""
+        self.header(f, name, 'kind=native irqchip=none apic=native '
+                    'hlt=none cpus=2')
+        res = self.boot(f, name, [boot.NATIVE_FUTEX, '-n', str(self.iters)])
+        if not boot.have(self.perf):
+            say('native: no perf, so no perf bench futex wake line')
+            f.write('@perf_failed rc=-1 reason=no-perf\n')
+            return res, 0
+        f.write('@perf cmd=perf_bench_futex_wake_-t_1\n')
+        f.flush()
+        p = boot.run([self.perf, 'bench', 'futex', 'wake', '-t', '1'],
+                     PERF_TIMEOUT, out_file=f)
+        with open(self.path(name, '.err'), 'a') as e:
+            e.write(p.err)
+        if p.rc != 0:
+            f.write('@perf_failed rc=%d\n' % p.rc)
+        res.wall_ms += p.wall_ms        # the row's time: both
+        return res, 0
+
+    def run_one(self, name):
+        """One boot of config @name into raw/NAME.out: 'ok', 'failed' or
+        'skipped'."""
+        kind = ('native' if name == 'native' else
+                'qemu' if name.startswith('qemu-') else 'vmm')
+        with open(self.path(name, '.out'), 'w') as f:
+            try:
+                res, want = getattr(self, kind)(f, name)
+            except Unrunnable as u:
+                st = 'failed' if u.failed else 'skipped'
+                f.write('@config_end status=%s rc=-1 wall_ms=0 reason=%s\n'
+                        % (st, u.reason))
+                with open(self.path(name, '.err'), 'w') as e:
+                    e.write(u.why + '\n')
+                say('%s: %s (%s: %s)' % (name, st.upper(), u.reason, u.why))
+                return st
+            reason = None
+            if res.timed_out:
+                reason = 'timeout'
+            elif res.status != want:
+                reason = 'exit-status-%d' % res.status
+            elif kind != 'native' and not res.ready():
+                reason = 'no-ready'
+            ms = int(res.wall_ms)
+            if reason is None:
+                f.write('@config_end status=ok rc=%d wall_ms=%d\n' %
+                        (res.rc, ms))
+                say('%s: ok, %.1f s' % (name, ms / 1000))
+                return 'ok'
+            f.write('@config_end status=failed rc=%d wall_ms=%d reason=%s\n'
+                    % (res.rc, ms, reason))
+        say('%s: FAILED (%s), skipped; output in %s[.pN].out and .err' %
+            (name, reason, self.path(name, '')))
+        for line in res.err.splitlines()[-3:]:
+            say('  | ' + line)
+        return 'failed'
+
+    def run_config(self, name, dest, retries):
+        """One pass of config @name into @dest.  ipi_wake and futex_wake
+        refuse to report when the vCPUs' TSCs look skewed (@tsc_sync,
+        docs/RECORDS.md); a noisy host can cause that, so a full run
+        boots such a config again, up to @retries times.  Every attempt's
+        output stays (NAME[.pK].tryN.out); the last one counts."""
+        out = self.path(name, '.out')
+        for attempt in range(retries + 1):
+            st = self.run_one(name)
+            if st != 'ok' or attempt == retries:
+                break
+            c = report.read(out)
+            skew = [k.name for k in c.cases.values()
+                    if k.skipped and k.reason == 'tsc-skew']
+            if not skew:
+                break
+            shutil.copy(out, '%s.try%d.out' % (dest[:-4], attempt + 1))
+            say('%s: %s skipped for TSC skew (skew_cyc=%s), booting it '
+                'again' % (name, ' '.join(skew),
+                           c.tsc_sync.get('skew_cyc', '?')
+                           if c.tsc_sync else '?'))
+        if out != dest:
+            os.replace(out, dest)
+            if os.path.exists(self.path(name, '.err')):
+                os.replace(self.path(name, '.err'), dest[:-4] + '.err')
+        return st
+
+
+def write_results(out, files, doc=None, draw=True):
+    """The reports of the config files @files: DIR/results.json,
+    DIR/results.md, @doc's results part and the plots.  False if an
+    output could not be written."""
+    configs = report.merge([report.read(f) for f in files])
+    for c in configs:
+        if c.errors:
+            say('%s: %d problem(s), first: %s' % (
+                c.name, len(c.errors) + c.more_errors, c.errors[0]))
+    host = report.host_info()
+    res = report.results_json(configs, host)
+    md = markdown.results_md(configs, host)
+    ok = True
+    try:
+        os.makedirs(out, exist_ok=True)
+        with open(os.path.join(out, 'results.json'), 'w') as f:
+            json.dump(res, f, indent=1)
+            f.write('\n')
+        with open(os.path.join(out, 'results.md'), 'w') as f:
+            f.write(md)
+    except OSError as e:
+        say('cannot write the results: %s' % e)
+        return False
+    if doc:
+        try:
+            markdown.update_doc(doc, md)
+            say('%s: results regenerated' % doc)
+        except (OSError, ValueError) as e:
+            say(str(e))
+            ok = False
+    if draw:
+        n = plots.draw(res, out, say)
+        if n is not None:
+            say('%d plots (SVG and PNG) in %s' % (n, out))
+    return ok
+
+
+def parse_args(argv):
+    ap = argparse.ArgumentParser(
+        prog='guest-bench/run', description=__doc__.split('\n\n')[0],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog='\n\n'.join(__doc__.split('\n\n')[1:]))
+    ap.add_argument('--quick', action='store_true',
+                    help='iters=50, 1 pass, no retries, shorter timeouts, '
+                    'no docs update (make bench QUICK=1)')
+    ap.add_argument('-n', type=int, metavar='ITERS',
+                    help='samples per case, 1 to 65536 (the kernel\'s '
+                    'iters=; default 1000, --quick 50)')
+    ap.add_argument('-p', type=int, metavar='PASSES',
+                    help='boot every config PASSES times, all configs per '
+                    'pass, 1 to 20 (default 3, --quick 1); the report '
+                    'takes medians')
+    ap.add_argument('-c', metavar='LIST',
+                    help='only these configs (names from --list), '
+                    'comma-separated, in this order')
+    ap.add_argument('-o', metavar='DIR',
+                    help='output folder (default: bench-results in the '
+                    'repository)')
+    ap.add_argument('--doc', metavar='FILE',
+                    help='regenerate FILE\'s results part (default for a '
+                    'full run: docs/BENCHMARKS.md)')
+    ap.add_argument('--no-doc', action='store_true',
+                    help='leave the docs alone')
+    ap.add_argument('--list', action='store_true', help='print the configs')
+    ap.add_argument('--report', nargs='+', metavar='FILE',
+                    help='no boots: write the reports of these config files '
+                    '(DIR/raw/*.out of an earlier run) into DIR')
+    a = ap.parse_args(argv)
+    if a.n is None:
+        a.n = 50 if a.quick else 1000
+    if a.p is None:
+        a.p = 1 if a.quick else 3
+    if not 1 <= a.n <= 65536:
+        ap.error('-n must be 1 to 65536 (the kernel\'s iters=)')
+    if not 1 <= a.p <= 20:
+        ap.error('-p must be 1 to 20')
+    a.configs = a.c.split(',') if a.c else CONFIGS
+    bad = [c for c in a.configs if c not in CONFIGS]
+    if bad:
+        ap.error('unknown config %s (known: %s)' % (','.join(bad),
+                                                     ' '.join(CONFIGS)))
+    if a.no_doc:
+        a.doc = None
+    elif a.doc is None and not a.quick and not a.report:
+        a.doc = os.path.join(ROOT, 'docs/BENCHMARKS.md')
+    # paths as given, from the caller's folder; shown from the repo's
+    a.o = _short(a.o or os.path.join(ROOT, 'bench-results'))
+    a.doc = a.doc and _short(a.doc)
+    a.report = a.report and [_short(f) for f in a.report]
+    return a
+
+
+def _short(path):
+    """@path from the repository's root if it is inside it, else
+    absolute (the runner works from the root)."""
+    path = os.path.abspath(path)
+    rel = os.path.relpath(path, ROOT)
+    return path if rel.startswith('..') else rel
+
+
+def main(argv=None):
+    a = parse_args(sys.argv[1:] if argv is None else argv)
+    if a.list:
+        print(' '.join(CONFIGS))
+        return 0
+    os.chdir(ROOT)
+    if a.report:
+        return 0 if write_results(a.o, a.report, a.doc) else 1
+    for f in (boot.VMM, boot.KERNEL, boot.KERNEL32, boot.NATIVE_FUTEX):
+        if not os.path.exists(f):
+            say('%s is missing: run \'make bench\' (or make all %s)' %
+                (os.path.relpath(f), os.path.relpath(boot.NATIVE_FUTEX)))
+            return 2
+    m = Matrix(a)
+    try:
+        os.makedirs(m.raw, exist_ok=True)
+    except OSError as e:
+        say('cannot create %s: %s' % (m.raw, e))
+        return 2
+    for old in glob.glob(os.path.join(m.raw, '*')):
+        if old.endswith(('.out', '.err', '.cmd')):
+            os.remove(old)
+    total, i, files = len(a.configs) * a.p, 0, []
+    count = {'ok': 0, 'failed': 0, 'skipped': 0}
+    say('%d configs x %d passes, %s, up to %d s each, into %s' % (
+        len(a.configs), a.p, m.cmdline, m.limit, a.o))
+    for p in range(1, a.p + 1):
+        for c in a.configs:
+            i += 1
+            dest = m.path(c, '.p%d.out' % p if a.p > 1 else '.out')
+            say('[%d/%d] pass %d/%d: %s (%d left after it)' % (
+                i, total, p, a.p, c, total - i))
+            count[m.run_config(c, dest, 0 if a.quick else 1)] += 1
+            files.append(dest)
+    say('writing %s and %s' % (os.path.join(a.o, 'results.json'),
+                               os.path.join(a.o, 'results.md')))
+    if not write_results(a.o, files, a.doc):
+        say('the report failed')
+        return 1
+    if count['skipped']:
+        say('%d of %d boots SKIPPED: they cannot run here (reasons above '
+            'and in results.json)' % (count['skipped'], total))
+    if count['failed']:
+        say('%d of %d boots FAILED (in results.json)' % (count['failed'],
+                                                        total))
+        return 1
+    say('%d of %d boots ran' % (total - count['skipped'], total))
+    return 0
