@@ -16,6 +16,8 @@ B	:= build
 include Kbuild
 
 CC	?= gcc
+# Debian's python3, which has python3-pytest (scripts/test-deps.sh)
+PYTHON	?= /usr/bin/python3
 LD	:= ld
 OBJCOPY	:= objcopy
 
@@ -24,7 +26,7 @@ HOST_CFLAGS := -std=gnu11 -O2 -g $(WARN) -Iinclude -Ivmm -D_GNU_SOURCE \
 	-MMD -MP -pthread
 HOST_LDFLAGS := -pthread
 # make SAN=1 B=build/san build/san/irqlab-vmm: AddressSanitizer and
-# UBSan, for tests/integration/vmm-fuzz.sh
+# UBSan, for tests/integration/test_vmm_fuzz.py
 ifdef SAN
 HOST_CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer
 HOST_LDFLAGS += -fsanitize=address,undefined
@@ -135,16 +137,26 @@ run: all
 run-nested: all
 	tests/nested/run-in-kvm.sh -- --stats $(KERNEL)
 
-# Every test: unit tests (Criterion) then boots under irqlab-vmm and QEMU.
+# Every test: the unit tests (Criterion), then the integration tests
+# (pytest: boots under irqlab-vmm and QEMU), then both summaries; it fails
+# if either failed.
 test: all
-	@scripts/test-deps.sh
-	@$(MAKE) --no-print-directory unit integration
+	@PYTHON=$(PYTHON) scripts/test-deps.sh
+	@rm -f $(UNIT).log $(B)/tests/integration.summary; rc=0; \
+	$(MAKE) --no-print-directory unit || rc=1; \
+	$(MAKE) --no-print-directory integration || rc=1; \
+	echo "unit (Criterion): $$(sed -n 's/^\[====\] Synthesis: //p' \
+		$(UNIT).log 2>/dev/null)"; \
+	cat $(B)/tests/integration.summary 2>/dev/null || \
+		echo "integration (pytest): did not run"; \
+	exit $$rc
 
 unit: $(UNIT)
 	@scripts/run-unit.sh $(UNIT)
 
+# tests/integration/test_*.py; one case: make integration PYTEST_ARGS='-k smp'
 integration: all $(BENCH_REPORT) $(NATIVE_FUTEX)
-	@tests/integration/run.sh
+	$(PYTHON) -m pytest tests/integration -rsx --durations=10 $(PYTEST_ARGS)
 
 clean:
 	rm -rf $(B)

@@ -5,7 +5,10 @@ set -u
 pkgs=""
 [ -f /usr/include/criterion/criterion.h ] || pkgs="$pkgs libcriterion-dev"
 command -v qemu-system-x86_64 >/dev/null 2>&1 || pkgs="$pkgs qemu-system-x86"
-command -v python3 >/dev/null 2>&1 || pkgs="$pkgs python3"
+# the integration tests run on Debian's python3 (Makefile: PYTHON)
+py=${PYTHON:-/usr/bin/python3}
+[ -x "$py" ] || pkgs="$pkgs python3"
+"$py" -c 'import pytest' >/dev/null 2>&1 || pkgs="$pkgs python3-pytest"
 [ -z "$pkgs" ] && exit 0
 
 if [ "$(id -u)" != 0 ]; then

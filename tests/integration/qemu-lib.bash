@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: MIT
 #
-# Shared by the QEMU TCG integration tests: sourced, not run (run.sh runs
-# only *.sh).  The caller sets OUT (its output folder) and QEMU_TIMEOUT
-# (seconds per boot) first.
+# Sourced by qemu-tcg-bench.sh, the last QEMU TCG test in shell (the
+# others are test_qemu_tcg_*.py).  The caller sets OUT (its output
+# folder) and QEMU_TIMEOUT (seconds per boot) first.
 QEMU=${QEMU:-qemu-system-x86_64}
 KERNEL=build/kernel/irqlab32.elf
 
