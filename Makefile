@@ -27,7 +27,7 @@ HOST_CFLAGS := -std=gnu11 -O2 -g $(WARN) -D_GNU_SOURCE -MMD -MP -pthread
 HOST_INC := -Iinclude -Ivmm
 HOST_LDFLAGS := -pthread
 # make SAN=1 B=build/san build/san/irqlab-vmm: AddressSanitizer and
-# UBSan, for tests/integration/vmm-fuzz.sh
+# UBSan, for tests/integration/test_vmm_fuzz.py
 ifdef SAN
 HOST_CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer
 HOST_LDFLAGS += -fsanitize=address,undefined
@@ -160,18 +160,31 @@ run: all
 run-nested: all
 	tests/nested/run-in-kvm.sh -- --stats $(KERNEL)
 
-# Every test: unit tests (Criterion) then boots under irqlab-vmm and QEMU.
+# Every test: the unit tests (Criterion), then the integration tests
+# (pytest: boots under irqlab-vmm and QEMU), then both summaries; it fails
+# if either failed.
 test: all
-	@scripts/test-deps.sh
-	@$(MAKE) --no-print-directory unit integration
+	@PYTHON=$(PYTHON) scripts/test-deps.sh
+	@rm -f $(UNIT).log $(B)/tests/runner.log $(B)/tests/integration.summary; rc=0; \
+	$(MAKE) --no-print-directory unit || rc=1; \
+	$(MAKE) --no-print-directory integration || rc=1; \
+	echo "unit (Criterion): $$(sed -n 's/^\[====\] Synthesis: //p' \
+		$(UNIT).log 2>/dev/null)"; \
+	echo "unit (pytest, tests/runner): $$(tail -n 1 $(B)/tests/runner.log \
+		2>/dev/null)"; \
+	cat $(B)/tests/integration.summary 2>/dev/null || \
+		echo "integration (pytest): did not run"; \
+	exit $$rc
 
 # Criterion, then the host runner's pytest tests (tests/runner/)
 unit: $(UNIT)
 	@scripts/run-unit.sh $(UNIT)
-	@$(PYTHON) -m pytest -q tests/runner
+	@$(PYTHON) -m pytest -q tests/runner >$(B)/tests/runner.log 2>&1; \
+		rc=$$?; cat $(B)/tests/runner.log; exit $$rc
 
+# tests/integration/test_*.py; one case: make integration PYTEST_ARGS='-k smp'
 integration: all $(NATIVE_FUTEX)
-	@tests/integration/run.sh
+	$(PYTHON) -m pytest tests/integration -rsx --durations=10 $(PYTEST_ARGS)
 
 clean:
 	rm -rf $(B)

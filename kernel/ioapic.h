@@ -17,7 +17,7 @@ struct mbinfo;
 /*
  * At boot: find the IOAPIC in the ACPI MADT (acpi_boot).  No register
  * access, so no exit: the boot stays within its exit budget
- * (tests/integration/vmm-boot.sh), and the entries are masked from reset
+ * (tests/integration/test_vmm_boot.py), and the entries are masked from reset
  * (datasheet 3.2.4) until a user calls ioapic_init().
  */
 void ioapic_find(const struct mbinfo *mbi);

@@ -5,10 +5,12 @@ set -u
 pkgs=""
 [ -f /usr/include/criterion/criterion.h ] || pkgs="$pkgs libcriterion-dev"
 command -v qemu-system-x86_64 >/dev/null 2>&1 || pkgs="$pkgs qemu-system-x86"
-# Debian's python3 runs the host tooling (guest-bench/runner) and its tests
-if [ -x /usr/bin/python3 ]; then
-	/usr/bin/python3 -c 'import pytest' 2>/dev/null || pkgs="$pkgs python3-pytest"
-	/usr/bin/python3 -c 'import matplotlib' 2>/dev/null || pkgs="$pkgs python3-matplotlib"
+# Debian's python3 runs the host tooling (guest-bench/runner) and the
+# tests (Makefile: PYTHON), with python3-pytest and python3-matplotlib
+py=${PYTHON:-/usr/bin/python3}
+if [ -x "$py" ]; then
+	"$py" -c 'import pytest' >/dev/null 2>&1 || pkgs="$pkgs python3-pytest"
+	"$py" -c 'import matplotlib' >/dev/null 2>&1 || pkgs="$pkgs python3-matplotlib"
 else
 	pkgs="$pkgs python3 python3-pytest python3-matplotlib"
 fi

@@ -1,5 +1,5 @@
 /*
- * A hostile guest for tests/integration/vmm-fuzz.sh: ITERS accesses, each
+ * A hostile guest for tests/integration/test_vmm_fuzz.py: ITERS accesses, each
  * one drawn by xorshift64* from SEED, to the devices irqlab-vmm emulates:
  *
  *   port out and in (1 in 4 each)  a port of the board's (PIC, PIT,

@@ -1,5 +1,5 @@
 /*
- * A tiny multiboot guest for tests/integration/vmm-boot.sh: the Windows
+ * A tiny multiboot guest for tests/integration/test_vmm_irq.py: the Windows
  * pattern of the IOAPIC redirection storm.  IOAPIC pin 4 is an edge entry
  * (vector 0x31); the guest rewrites its low dword unchanged, then its high
  * dword with the destination rotated over APIC IDs 0-3, ROTATIONS times

@@ -1,5 +1,5 @@
 /*
- * A hostile guest for tests/integration/vmm-boot.sh: it initialises the
+ * A hostile guest for tests/integration/test_vmm_irq.py: it initialises the
  * 8259A pair (vectors 0x30-0x3f), makes ISA line 5 level-triggered (ELCR),
  * unmasks it, sets the BSP's LINT0 to ExtINT and raises the line through
  * pc-testdev, so the PIC's INTR stays high for good; then it never sets

@@ -1,5 +1,5 @@
 /*
- * A tiny multiboot guest for tests/integration/vmm-boot.sh: ISA IRQ0 from
+ * A tiny multiboot guest for tests/integration/test_vmm_irq.py: ISA IRQ0 from
  * the PIT (channel 0, mode 3, 1 ms) through IOAPIC pin 2 (the MADT
  * override) into vector 0x41 on CPU 0, edge-triggered, or level-triggered
  * with -DLEVEL (then the line stays asserted for half of each period, and

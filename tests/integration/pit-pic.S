@@ -1,5 +1,5 @@
 /*
- * A tiny multiboot guest for tests/integration/vmm-boot.sh: ISA IRQ0 from
+ * A tiny multiboot guest for tests/integration/test_vmm_irq.py: ISA IRQ0 from
  * the PIT (channel 0, mode 3, 1 ms) through the 8259A pair (vectors
  * 0x40-0x4f, auto-EOI) and the BSP's LINT0 as ExtINT, into vector 0x40.
  * It waits in sti; hlt for 50 interrupts, so each one has to wake a

@@ -1,6 +1,6 @@
 /*
  * A guest that waits forever for an interrupt that cannot come, for
- * --timeout (tests/integration/vmm-timeout.sh).  Self IPI 0x41 is taken
+ * --timeout (tests/integration/test_vmm_timeout.py).  Self IPI 0x41 is taken
  * and never EOI'd (ISR 0x41); a second one stays in IRR behind it (PPR
  * 0x40, SDM 11.8.3.1); TPR 0x30; then `sti; hlt` for good.  A masked
  * periodic APIC timer (1 ms) keeps irqlab's user irqchip from seeing a

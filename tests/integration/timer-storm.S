@@ -1,5 +1,5 @@
 /*
- * A hostile guest for tests/integration/vmm-fuzz.sh: the LAPIC timer in
+ * A hostile guest for tests/integration/test_vmm_fuzz.py: the LAPIC timer in
  * periodic mode with TMICT 1 at divide by 1, a 1 ns period at the default
  * 1 GHz, then 20000 port writes, with IF=0 or, with -DSTI, IF=1 (each
  * interrupt EOI'd by the shared handler).  irqlab-vmm fires a periodic

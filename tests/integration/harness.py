@@ -1,0 +1,379 @@
+"""Boots for the integration tests: irqlab-vmm (on /dev/kvm, or through
+tests/nested/run-in-kvm.sh where there is none), QEMU (TCG, or KVM with
+the -cpu model scripts/qemu-kvm-cpu finds), any command; each with a time
+limit, its stdout, stderr and --stats-json kept under build/tests/.
+
+Run from anywhere: every path here is relative to the repository root,
+and every command runs there.  Environment: VMM (default
+build/irqlab-vmm), QEMU (default qemu-system-x86_64), IRQLAB_TEST_KVM=nested
+(act as a host without /dev/kvm: the tests that need one skip, and
+irqlab-vmm boots go through the nested rig where a test allows it).
+"""
+import functools
+import json
+import os
+import re
+import shlex
+import shutil
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import sys
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+# the one record parser: the host runner's (guest-bench/runner/records.py)
+sys.path.insert(0, str(ROOT / 'guest-bench'))
+from runner import records  # noqa: E402
+VMM = os.environ.get('VMM', 'build/irqlab-vmm')
+KERNEL = 'build/kernel/irqlab.elf'
+KERNEL32 = 'build/kernel/irqlab32.elf'
+QEMU = os.environ.get('QEMU', 'qemu-system-x86_64')
+RIG = 'tests/nested/run-in-kvm.sh'
+OUT = 'build/tests'
+
+# what the summary prints after the tests: KNOWN, FLAKE and host notes
+NOTES = []
+
+
+def note(text):
+    """A line for the summary's notes: seen by everyone, fails nothing."""
+    NOTES.append(text)
+    print(text)
+
+
+class Run:
+    """One finished command: status (None if it ran out of time), stdout,
+    stderr, the --stats-json it wrote (or None) and the records."""
+
+    def __init__(self, name, base, argv, status, seconds, timeout):
+        self.name, self.base, self.argv = name, base, argv
+        self.status, self.seconds, self.timeout = status, seconds, timeout
+        self.out = _read(_file(base, '.out'))
+        self.err = _read(_file(base, '.err'))
+        bad = []
+        self.records = records.parse_text(self.out, bad)
+        # a malformed record is a kernel bug, whatever the test reads
+        assert not bad, '%s: malformed records: %s' % (name, '; '.join(
+            'line %d: %s' % (n, e) for n, e in bad))
+        js = _file(base, '.json')
+        self.stats = None
+        if js.exists():
+            try:
+                self.stats = json.loads(js.read_text())
+            except ValueError:
+                pass
+
+    @property
+    def exits(self):
+        assert self.stats is not None, '%s: no --stats-json\n%s' % (
+            self.name, self.report())
+        return self.stats['exits']
+
+    def lines(self, stream='out'):
+        return (self.out if stream == 'out' else self.err).splitlines()
+
+    def grep(self, pattern, stream='out'):
+        """The lines of stream in which pattern (a Python re) is found."""
+        return [l for l in self.lines(stream) if re.search(pattern, l)]
+
+    def has(self, pattern, stream='out'):
+        return bool(self.grep(pattern, stream))
+
+    def rec(self, name, **match):
+        return records.find(self.records, name, **match)
+
+    def recs(self, name, **match):
+        return records.find_all(self.records, name, **match)
+
+    def status_text(self):
+        if self.status is None:
+            return 'timed out after %g s' % self.timeout
+        return 'status %d' % self.status
+
+    def report(self, tail=60):
+        """What a failure shows: the command, how it ended, the output."""
+        def last(text):
+            lines = text.splitlines()
+            cut = ['    (%d lines before)' % (len(lines) - tail)] \
+                if len(lines) > tail else []
+            return '\n'.join(cut + ['    ' + l for l in lines[-tail:]])
+        return ('%s: %s: %s in %.1f s (%s.{out,err,json})\n'
+                '  stdout:\n%s\n  stderr:\n%s' %
+                (self.name, ' '.join(map(shlex.quote, self.argv)),
+                 self.status_text(), self.seconds,
+                 self.base.relative_to(ROOT), last(self.out),
+                 last(self.err)))
+
+
+def _file(base, ext):
+    """base's file with ext (a name may hold dots: not with_suffix)."""
+    return base.parent / (base.name + ext)
+
+
+def _read(path):
+    try:
+        return path.read_text(errors='replace')
+    except OSError:
+        return ''
+
+
+def execute(argv, base, timeout, env=None, strip_cr=False):
+    """Run argv at the repository root with stdout in base.out and stderr
+    in base.err (base.json and base.raw removed first); after timeout
+    seconds its whole process group is stopped and status is None."""
+    base.parent.mkdir(parents=True, exist_ok=True)
+    for ext in ('.out', '.err', '.json', '.raw'):
+        _file(base, ext).unlink(missing_ok=True)
+    _file(base, '.cmd').write_text(
+        ' '.join(map(shlex.quote, argv)) + '\n')
+    out = _file(base, '.raw' if strip_cr else '.out')
+    full_env = dict(os.environ, **(env or {}))
+    t0 = time.monotonic()
+    with open(out, 'wb') as o, open(_file(base, '.err'), 'wb') as e:
+        p = subprocess.Popen(argv, cwd=ROOT, stdin=subprocess.DEVNULL,
+                             stdout=o, stderr=e, env=full_env,
+                             start_new_session=True)
+        try:
+            status = p.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            status = None
+            _stop(p)
+    seconds = time.monotonic() - t0
+    if strip_cr:        # a serial console's CR LF, as `tr -d '\r'`
+        _file(base, '.out').write_bytes(out.read_bytes().replace(b'\r', b''))
+    return Run(base.name, base, argv, status, seconds, timeout)
+
+
+def _stop(p):
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        try:
+            os.killpg(p.pid, sig)
+        except ProcessLookupError:
+            return
+        try:
+            p.wait(timeout=5)
+            return
+        except subprocess.TimeoutExpired:
+            pass
+
+
+# ---- what the host has ----------------------------------------------------
+
+def kvm_usable():
+    """A /dev/kvm this process can open (and IRQLAB_TEST_KVM is not nested)."""
+    if os.environ.get('IRQLAB_TEST_KVM', 'auto') == 'nested':
+        return False
+    return (os.path.exists('/dev/kvm') and
+            os.access('/dev/kvm', os.R_OK | os.W_OK))
+
+
+def no_kvm_reason():
+    if os.environ.get('IRQLAB_TEST_KVM', 'auto') == 'nested':
+        return '/dev/kvm set aside (IRQLAB_TEST_KVM=nested)'
+    return 'no usable /dev/kvm'
+
+
+@functools.lru_cache(maxsize=None)
+def qemu_missing():
+    """Why QEMU TCG cannot run here, or None."""
+    if not shutil.which(QEMU):
+        return '%s is not installed' % QEMU
+    p = subprocess.run([QEMU, '-accel', 'help'], capture_output=True,
+                       text=True)
+    if 'tcg' not in p.stdout.split():
+        return '%s has no TCG accelerator (%s -accel help)' % (QEMU, QEMU)
+    if not (ROOT / KERNEL32).exists():
+        pytest.fail('%s is missing (make all)' % KERNEL32, pytrace=False)
+    return None
+
+
+@functools.lru_cache(maxsize=None)
+def qemu_device_missing(name):
+    """Why QEMU has no -device name (a distribution may leave test
+    devices out), or None."""
+    why = qemu_missing()
+    if why:
+        return why
+    p = subprocess.run([QEMU, '-device', 'help'], capture_output=True,
+                       text=True)
+    if not re.search(r'^name "%s"' % re.escape(name), p.stdout, re.M):
+        return '%s has no -device %s' % (QEMU, name)
+    return None
+
+
+@functools.lru_cache(maxsize=None)
+def perf_missing():
+    """Why `perf stat` cannot count KVM's tracepoints here, or None."""
+    if not shutil.which('perf'):
+        return 'perf is not installed'
+    p = subprocess.run(['perf', 'stat', '-e', 'kvm:kvm_userspace_exit',
+                        'true'], capture_output=True, text=True)
+    if p.returncode != 0:
+        line = (p.stderr.strip().splitlines() or ['?'])[0]
+        return 'perf cannot count kvm:kvm_userspace_exit: %s' % line
+    return None
+
+
+@functools.lru_cache(maxsize=None)
+def _rig_probe():
+    base = ROOT / OUT / 'nested-rig' / 'probe'
+    r = execute([RIG, '-t', '30', '--', '--version'], base, 600)
+    if r.status == 77:
+        why = next((l[6:] for l in r.lines() if l.startswith('SKIP: ')),
+                   'the rig says it cannot run here')
+        return 'skip', 'the nested-KVM rig cannot run here: ' + why
+    if r.status != 0:
+        return 'fail', 'the nested-KVM rig does not work:\n' + r.report()
+    os.environ['NESTED_NO_MAKE'] = '1'      # built once, by the probe
+    return 'ok', None
+
+
+def nested_rig():
+    """Skip (the rig cannot run here) or fail (it broke) unless
+    tests/nested/run-in-kvm.sh works; probed once."""
+    what, why = _rig_probe()
+    if what == 'skip':
+        pytest.skip(why)
+    if what == 'fail':
+        pytest.fail(why, pytrace=False)
+
+
+@functools.lru_cache(maxsize=None)
+def qemu_kvm_cpu(flags=''):
+    """The -cpu model QEMU/KVM starts with here (scripts/qemu-kvm-cpu),
+    with flags added; skips, with its reason, if there is none."""
+    argv = ['scripts/qemu-kvm-cpu'] + (['--with', flags] if flags else [])
+    p = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True,
+                       env=dict(os.environ, QEMU=QEMU))
+    if p.returncode in (3, 4, 5):
+        return None, p.stderr.strip().splitlines()[-1]
+    assert p.returncode == 0, 'scripts/qemu-kvm-cpu: status %d: %s' % (
+        p.returncode, p.stderr)
+    return p.stdout.strip(), None
+
+
+# ---- the boot fixture's object ---------------------------------------------
+
+_SHARED = {}
+
+
+class Booter:
+    """Boots for one test; files under build/tests/<test module>/."""
+
+    def __init__(self, module, nested):
+        self.dir = ROOT / OUT / module
+        self.nested = nested    # irqlab-vmm through the nested rig
+
+    def run(self, name, argv, timeout, **kw):
+        """Any command, at the repository root."""
+        return execute([str(a) for a in argv], self.dir / name, timeout, **kw)
+
+    def vmm(self, name, *args, timeout=30, stats=True):
+        """irqlab-vmm ARGS (--stats --stats-json with stats=True, only
+        --stats-json with stats='json'); through the nested rig when the
+        test runs there, with a minute at least inside and 4 more for the
+        rig's own boot."""
+        js = str(_file(self.dir / name, '.json').relative_to(ROOT))
+        pre = {True: ['--stats', '--stats-json', js],
+               'json': ['--stats-json', js], False: []}[stats]
+        if self.nested:
+            nested_rig()
+            inner = max(timeout, 60)
+            return self.run(name, [RIG, '-t', inner, '--'] + pre + list(args),
+                            inner + 240)
+        return self.run(name, [VMM] + pre + list(args), timeout)
+
+    def shared_vmm(self, name, *args, **kw):
+        """The same boot for every test that asks for it in this session
+        (each test runnable alone: the first to ask boots)."""
+        key = (self.dir, name, args, tuple(sorted(kw.items())), self.nested)
+        if key not in _SHARED:
+            _SHARED[key] = self.vmm(name, *args, **kw)
+        return _SHARED[key]
+
+    def qemu(self, name, *args, timeout=60, accel='tcg', cpu_flags=''):
+        """QEMU -kernel irqlab32.elf, serial on stdout (CRs dropped), the
+        kernel's status V as QEMU's (V << 1) | 1 (isa-debug-exit).
+        accel='kvm' takes scripts/qemu-kvm-cpu's model (skip if none)."""
+        why = qemu_missing()
+        if why:
+            pytest.skip(why)
+        cpu = []
+        if accel == 'kvm':
+            if not kvm_usable():
+                pytest.skip(no_kvm_reason() + ' for QEMU/KVM')
+            model, why = qemu_kvm_cpu(cpu_flags)
+            if not model:
+                pytest.skip(why)
+            cpu = ['-cpu', model]
+        argv = ([QEMU, '-accel', accel] + cpu +
+                ['-m', '64', '-kernel', KERNEL32,
+                 '-device', 'isa-debug-exit,iobase=0xf4,iosize=0x04',
+                 '-serial', 'stdio', '-display', 'none', '-no-reboot',
+                 '-nodefaults'] + list(args))
+        return self.run(name, argv, timeout, strip_cr=True)
+
+
+# ---- the tiny long-mode guests (tests/integration/*.S) ---------------------
+
+@functools.lru_cache(maxsize=None)
+def _build_guest(name, src, defines):
+    d = ROOT / OUT / 'guests'
+    d.mkdir(parents=True, exist_ok=True)
+    obj, elf = d / (name + '.o'), d / (name + '.elf')
+    for argv in (['gcc'] + list(defines) + ['-Itests/integration', '-c',
+                                            src, '-o', str(obj)],
+                 ['ld', '-m', 'elf_x86_64', '-Ttext', '0x100000', '-N',
+                  '-e', 'start', '--no-warn-rwx-segments', '-o', str(elf),
+                  str(obj)]):
+        p = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True)
+        if p.returncode != 0:
+            return None, '%s %s does not build: %s\n%s' % (
+                src, ' '.join(defines), ' '.join(argv), p.stderr)
+    return str(elf.relative_to(ROOT)), None
+
+
+def guest(name, src, *defines):
+    """build/tests/guests/NAME.elf from SRC (with its -D flags), linked
+    at 1 MiB; built once a session, a failure fails every test using it."""
+    elf, why = _build_guest(name, src, tuple(defines))
+    if why:
+        pytest.fail(why, pytrace=False)
+    return elf
+
+
+# ---- assertions with the output in their message ----------------------------
+
+def has(run, pattern, stream='out'):
+    """Some line of run's stream (out, err) matches pattern (Python re)."""
+    assert run.has(pattern, stream), "%s: no %s line matching '%s'\n%s" % (
+        run.name, stream, pattern, run.report())
+
+
+def status(run, want):
+    assert run.status == want, '%s: %s, want %d\n%s' % (
+        run.name, run.status_text(), want, run.report())
+
+
+def line(run, pattern, stream='out'):
+    """Some whole line of run's stream matches pattern."""
+    has(run, '^(%s)$' % pattern, stream)
+
+
+def no_line(run, pattern, stream='out'):
+    """No whole line of run's stream matches pattern."""
+    bad = run.grep('^(%s)$' % pattern, stream)
+    assert not bad, '%s: unexpected %s line %r\n%s' % (
+        run.name, stream, bad[0], run.report())
+
+
+def qemu_status(run, want, what):
+    """QEMU's status: the kernel's V as (V << 1) | 1 (isa-debug-exit)."""
+    assert run.status is not None, '%s: %s\n%s' % (
+        run.name, run.status_text(), run.report())
+    assert run.status == want, 'QEMU exit status %d, want %d (%s)\n%s' % (
+        run.status, want, what, run.report())

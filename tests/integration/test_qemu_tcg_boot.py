@@ -1,0 +1,135 @@
+"""The irqlab kernel under QEMU TCG, its records checked (docs/RECORDS.md):
+a plain boot, a 2-CPU boot (fw_cfg CPU count), a deliberate #UD
+(crash=ud) for the @panic path, calibration with every method QEMU
+offers (calib=all), check=ioapic and check=pic with and without
+-device pc-testdev."""
+import re
+
+import pytest
+
+from harness import line, no_line, qemu_status
+
+pytestmark = pytest.mark.qemu
+
+HEX = '0x[0-9a-f]+'
+CPUID = ('@cpuid vendor=[^ ]+ family=%s model=%s stepping=[0-9]+ '
+         'max_basic=%s max_ext=%s hv=(TCGTCGTCGTCG|none)' % ((HEX,) * 4))
+BOOT = ('@boot proto=mb1 hv=(TCGTCGTCGTCG|none) pv=0 mem_kb=[0-9]+ '
+        'mmap=[0-9]+ mods=0 fwcfg_cpus=%d argc=3')
+
+
+def check_calib(r):
+    """Every @calib record that found a source is sane: the TSC between
+    100 MHz and 10 GHz, QEMU's 1 GHz APIC timer within the bound the record
+    reports, no exit counts (no irqlab protocol), pio= at least the polls;
+    exactly one is use=1; the methods that worked agree within their
+    bounds."""
+    recs = r.recs('calib')
+    assert recs, 'no @calib line'
+    assert sum(c['use'] == '1' for c in recs) == 1, 'not one use=1 line'
+    good = [c for c in recs if c['source'] != 'none']
+    assert good, 'no method worked'
+    for c in good:
+        tsc, lapic = int(c['tsc_khz']), int(c['lapic_khz'])
+        assert 100000 <= tsc <= 10000000, c.line
+        assert c['exits'] == c['pio_exits'] == c['apic_exits'] == 'na', c.line
+        assert int(c['pio']) >= int(c['polls']), c.line
+        if lapic:
+            bound = 1000000 * int(c['lapic_err_ppm']) // 1000000 + 1
+            assert abs(lapic - 1000000) <= bound, ('lapic off', c.line)
+        print('calib ok: %s tsc_khz=%d (+-%s ppm) lapic_khz=%d (+-%s ppm) '
+              'polls=%s took_us=%s' % (c['source'], tsc, c['tsc_err_ppm'],
+                                       lapic, c['lapic_err_ppm'], c['polls'],
+                                       c['took_us']))
+    for a in good:
+        for b in good:
+            ta, tb = int(a['tsc_khz']), int(b['tsc_khz'])
+            ea = ta * int(a['tsc_err_ppm']) // 1000000 + 1
+            eb = tb * int(b['tsc_err_ppm']) // 1000000 + 1
+            assert abs(ta - tb) <= ea + eb, ('methods disagree', a.line,
+                                             b.line)
+
+
+def test_plain(boot):
+    r = boot.qemu('plain', '-append', 'hello world')
+    qemu_status(r, 1, 'kernel exit status 0')
+    line(r, 'irqlab kernel [^ ]+')
+    line(r, CPUID)
+    line(r, BOOT % 1)
+    line(r, '@ready tsc=[0-9]+')
+    no_line(r, '@panic.*')
+    line(r, '@calib source=(cpuid15|cpuid16|hv|pit|pmtimer) .* use=1( .*)?')
+    check_calib(r)
+
+
+def test_calib_all(boot):
+    r = boot.qemu('calib-all', '-append', 'calib=all')
+    qemu_status(r, 1, 'kernel exit status 0')
+    line(r, '@calib source=pit .*')
+    line(r, '@calib source=pmtimer .*')
+    check_calib(r)
+
+
+def test_smp2(boot):
+    r = boot.qemu('smp2', '-smp', '2', '-append', 'hello world')
+    qemu_status(r, 1, 'kernel exit status 0')
+    line(r, BOOT % 2)
+    line(r, '@ready tsc=[0-9]+')
+
+
+def test_crash_ud(boot):
+    r = boot.qemu('crash-ud', '-append', 'crash=ud')
+    qemu_status(r, 99, 'kernel panic status 0x31')
+    line(r, '@panic vector=6 name=#UD error=0x0 rip=%s cr2=%s rsp=%s' %
+         (HEX, HEX, HEX))
+    no_line(r, '@ready.*')
+
+
+@pytest.mark.parametrize('what', ['ioapic', 'pic'])
+def test_check_without_testdev(boot, what):
+    """Without -device pc-testdev, check=WHAT says so and the boot goes on."""
+    r = boot.qemu(what + '-none', '-smp', '2', '-append', 'check=' + what)
+    qemu_status(r, 1, 'kernel exit status 0')
+    line(r, '@%s_check skipped=no-testdev' % what)
+    line(r, '@ready tsc=[0-9]+')
+
+
+QEMU_IOAPIC = ('@ioapic_check ok=18 fail=2 skip=0 cpus=2 pin=3 .* '
+               'lapic_isr=held pit=%s pit_periodic=[1-9][0-9]* '
+               'pit_after_stop=%d pit_oneshot=1 pit_ch2=ok')
+
+
+@pytest.mark.qemu_testdev
+def test_ioapic_testdev(boot):
+    """QEMU's IOAPIC passes every step but the two of an edge line asserted
+    again while high, which QEMU delivers each time (its ioapic_set_irq has
+    no edge detector): any other failure is ours.  Its PIT sends one
+    interrupt after the control word that stops channel 0
+    (pit_after_stop=1): hw/timer/i8254.c leaves the timer of the old mode
+    armed ("XXX: update irq timer ?"), and in mode 0 OUT then goes high,
+    when that timer fires before the check's window ends (an expected
+    failure, with the record, when it does not)."""
+    r = boot.qemu('ioapic-testdev', '-smp', '2', '-device', 'pc-testdev',
+                  '-append', 'check=ioapic')
+    qemu_status(r, 99, "check=ioapic fails (QEMU's edge rule), status 0x31")
+    bad = [l for l in r.grep('FAILED')
+           if not re.search('edge: (held high delivers once|no more)', l)]
+    assert not bad, 'an IOAPIC step QEMU should pass failed: %s' % bad
+    if r.has('^(%s)$' % (QEMU_IOAPIC % ('ok', 0))):
+        # seen in 4 of 30 boots with the 2 CPUs busy, 0 of 40 idle
+        pytest.xfail("QEMU's PIT: the old mode's timer did not fire within "
+                     'the check\'s window this time (a loaded host), so '
+                     'pit_after_stop=0: ' + r.grep('^@ioapic_check ')[0])
+    line(r, QEMU_IOAPIC % ('bad', 1))
+
+
+@pytest.mark.qemu_testdev
+def test_pic_testdev(boot):
+    """QEMU's 8259A pair and LAPIC pass every step, and QEMU's LAPIC also
+    takes an IOAPIC ExtINT entry and the INTR waiting at a LINT0 unmask at
+    once."""
+    r = boot.qemu('pic-testdev', '-smp', '2', '-device', 'pc-testdev',
+                  '-append', 'check=pic')
+    qemu_status(r, 1, 'kernel exit status 0')
+    line(r, '@pic_check ok=[1-9][0-9]* fail=0 cpus=2 line=5 slave_line=13 '
+         'base=0x30 .* lint0_unmask=ok ioapic_extint=ok')
