@@ -23,9 +23,8 @@
  * tens of milliseconds each.  The records say how many were asked, how
  * many were done and which bound ended the loop.
  *
- * The IOAPIC's own counters (rte_writes, tmr_updates, and
- * remote_tmr_updates, which the records print as kicks) come
- * from the irqlab snapshot (docs/PROTOCOL.md); without the protocol they
+ * The IOAPIC's own counters (rte_writes, tmr_updates,
+ * remote_tmr_updates) come from the irqlab snapshot (docs/PROTOCOL.md); without the protocol they
  * print as na.  docs/BENCHMARKS.md has the numbers.
  */
 #include <stdint.h>
@@ -144,7 +143,7 @@ static void print_counts(char *line, int len, size_t size,
 	uint64_t k = delta(e, IRQLAB_CNT_REMOTE_TMR_UPDATES, &h);
 
 	ksnprintf(line + len, size - len, " rte_writes=%s tmr_updates=%s "
-		  "kicks=%s", num(b[0], h, w), num(b[1], h, t),
+		  "remote_tmr_updates=%s", num(b[0], h, w), num(b[1], h, t),
 		  num(b[2], h, k));
 }
 

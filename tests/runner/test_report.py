@@ -210,7 +210,7 @@ def test_ioapic_rotate_cut_by_its_budget(read):
              '@ioapic_rotate mode=edge cpus=8 rotations=9 writes=144 '
              'ns_per_write=35247687 p50_ns_per_write=47998835 '
              'read_ns=57195 vs_read=839.21 asked=200 budget_ms=5000 '
-             'ended=budget rte_writes=144 tmr_updates=568 kicks=497\n'
+             'ended=budget rte_writes=144 tmr_updates=568 remote_tmr_updates=497\n'
              '@bench case=ioapic_rotate.level cpus=8 apic=x2apic n=32 '
              'min_cyc=904202 p50_cyc=370848140 p90_cyc=599898182 '
              'p99_cyc=666345706 max_cyc=666345706 mean_cyc=403306936 '

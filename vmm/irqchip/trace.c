@@ -119,7 +119,7 @@ static void ioapic_outcome(struct vm *vm, const struct isa_trace_snap *s,
 			     b->tmr_updates - a->tmr_updates);
 	else if (b->tmr_updates != a->tmr_updates)
 		n = snprintf(buf, len, "TMR update of cpus 0x%" PRIx64
-			     ", %" PRIu64 " kicks", tmr_moved(vm, s),
+			     ", %" PRIu64 " of another vCPU", tmr_moved(vm, s),
 			     b->remote_tmr_updates - a->remote_tmr_updates);
 	else if (b->rte_unchanged != a->rte_unchanged)
 		n = snprintf(buf, len, "unchanged, no cross-vCPU work");
