@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * ioapic_rotate: the Windows redirection-entry storm (issue 4).  Windows
+ * ioapic_rotate: the Windows redirection-entry storm.  Windows
  * 11 and Server 2025 keep moving an IOAPIC entry's destination across
  * the CPUs, each time writing the low dword unchanged and then the high
  * dword with the new destination.  A VMM that stops every vCPU on each
