@@ -141,9 +141,10 @@ static void report(struct vm *vm, FILE *json)
 	if (vm->cfg->stats && vm->cfg->irqchip == IRQCHIP_SPLIT)
 		fprintf(stderr, " irqchip split: route_commits %" PRIu64
 			" for %" PRIu64 " IOAPIC redirection writes; %" PRIu64
-			" MSIs signalled, %" PRIu64 " failed\n",
-			vm->split.route_commits, vm->ioapic.stats.rte_writes,
-			vm->split.msis, vm->split.msi_errors);
+			" MSIs signalled, %" PRIu64 " not taken, %" PRIu64
+			" failed\n", vm->split.route_commits,
+			vm->ioapic.stats.rte_writes, vm->split.msis,
+			vm->split.msi_untaken, vm->split.msi_errors);
 	if (vm->cfg->stats && vm->cfg->halt_poll_us) {
 		uint64_t polls = 0, hits = 0;
 

@@ -53,12 +53,25 @@ def test_pit_irq_split(boot, trig):
         r = boot.vmm('pit-split-edge', '--irqchip=split', pit_guest(trig))
     status(r, 33)
     want = 1 if trig == 'level' else 0
-    has(r, '^ irqchip split: route_commits %d for 2 IOAPIC redirection '
-        'writes; 5[0-9] MSIs' % want, 'err')
-    if trig == 'level':
-        reasons = r.exits['by_reason']
-        assert reasons.get('IOAPIC_EOI', 0) >= 49, \
-            'the level EOIs did not exit: %s' % reasons
+    line = r.grep(r'^ irqchip split: route_commits %d for 2 IOAPIC '
+                  r'redirection writes; [0-9]+ MSIs signalled, 0 not taken, '
+                  r'0 failed$' % want, 'err')
+    assert line, r.report()
+    msis = int(re.search(r'([0-9]+) MSIs', line[0]).group(1))
+    if trig == 'edge':
+        # one MSI a PIT tick: the guest's 50, and the few before it exits
+        assert 50 <= msis <= 59, line[0]
+        return
+    # 82093AA 3.2.4: a level line still high at the EOI is delivered
+    # again, so while the PIT holds IRQ0 high each EOI brings the next
+    # interrupt at once: as many MSIs as the host runs EOIs in that half
+    # period (about 50 on the first host, 249 on nested KVM), at least
+    # the guest's 50, and one EOI exit for each but the last
+    reasons = r.exits['by_reason']
+    eois = reasons.get('IOAPIC_EOI', 0)
+    assert msis >= 50, line[0]
+    assert msis - 1 <= eois <= msis, \
+        'level EOIs that did not exit: %d MSIs, %s' % (msis, reasons)
 
 
 @pytest.mark.parametrize('policy', ['optimized', 'naive'])

@@ -62,6 +62,8 @@ static int split_deliver(void *ctx, const struct lapic_ipi *msg)
 	r = vm->split.ops->signal_msi(vm, &m);
 	if (r < 0)
 		vm->split.msi_errors++;
+	else if (!r)	/* api.rst: "0 if the guest blocked the MSI" */
+		vm->split.msi_untaken++;
 	return r < 0 ? 0 : r;
 }
 

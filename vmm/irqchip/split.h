@@ -36,6 +36,7 @@ struct split_state {
 	uint64_t route_commits;		/* KVM_SET_GSI_ROUTING calls */
 	uint64_t msis;			/* KVM_SIGNAL_MSI calls */
 	uint64_t msi_errors;
+	uint64_t msi_untaken;		/* 0: no LAPIC took it (merged, blocked) */
 	bool extint_warned;
 };
 
