@@ -5,6 +5,9 @@
 #                   records (calibration, SMP, IPI check, 3 benchmark cases)
 #                   and the exit table
 #   make run-nested the same on nested KVM (no /dev/kvm needed)
+#   make iso        build/irqlab.iso: GRUB 2 for BIOS and UEFI, the kernel
+#                   and kernel/boot/grub.cfg (grub-pc-bin, grub-efi-amd64-bin,
+#                   xorriso, mtools)
 #   make test       install test dependencies if needed, run every test
 #   make bench-pir  the PIR-fold microbenchmark
 #   make bench-calib  calibration from CPUID against the PIT, 50 boots each
@@ -57,7 +60,7 @@ UNIT_OBJS	:= $(call host,$(tests-unit-y) $(calib-y)) $(VMM_CORE_OBJS)
 
 VERSION	:= $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 
-.PHONY: all run run-nested test unit integration bench-pir bench-calib bench bench-boot clean FORCE
+.PHONY: all run run-nested iso test unit integration bench-pir bench-calib bench bench-boot clean FORCE
 all: $(VMM) $(KERNEL) $(KERNEL32)
 
 $(VMM): $(VMM_OBJS)
@@ -80,6 +83,12 @@ $(KERNEL): $(KERNEL_OBJS) kernel/kernel.ld
 # QEMU's -kernel loads only ELF32 multiboot images: the same bytes, 32-bit headers.
 $(KERNEL32): $(KERNEL)
 	$(OBJCOPY) -O elf32-i386 $< $@
+
+# One image for BIOS and UEFI: docs/BOOT.md.
+ISO		:= $(B)/irqlab.iso
+iso: $(ISO)
+$(ISO): $(KERNEL) kernel/boot/grub.cfg scripts/mkiso
+	scripts/mkiso $(KERNEL) $@
 
 $(UNIT): $(UNIT_OBJS)
 	@mkdir -p $(dir $@)
