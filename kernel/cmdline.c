@@ -96,9 +96,10 @@ static void classify(void)
 			why[i] = CMDLINE_UNKNOWN;
 		else
 			why[i] = CMDLINE_USED;
+		/* the last word with a key wins */
 		for (j = i + 1; j < argc && why[i] == CMDLINE_USED; j++)
 			if (same_key(i, j))
-				why[i] = CMDLINE_OVERRIDDEN;	/* the last wins */
+				why[i] = CMDLINE_OVERRIDDEN;
 	}
 }
 

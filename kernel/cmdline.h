@@ -19,8 +19,8 @@
 
 /* Why a word is not read (cmdline_why()). */
 #define CMDLINE_USED		0	/* a known key=value: read */
-#define CMDLINE_PATH		1	/* the kernel path (argv[0] only) */
-#define CMDLINE_UNKNOWN		2	/* key=value with a key nothing reads */
+#define CMDLINE_PATH		1	/* the kernel path (argv[0]) */
+#define CMDLINE_UNKNOWN		2	/* key=value, key unknown */
 #define CMDLINE_NOVALUE		3	/* a word without '=' */
 #define CMDLINE_OVERRIDDEN	4	/* a later word sets the same key */
 

@@ -16,7 +16,7 @@
 
 TestSuite(acpi_mmap, .init = ta_setup, .fini = ta_teardown);
 
-#define REGION		0x700000ull	/* an "ACPI" region of the tests' map */
+#define REGION		0x700000ull	/* the map's "ACPI" region */
 #define REGION_LEN	0x12000ull
 
 static struct mbinfo_mmap map[4];
@@ -74,7 +74,7 @@ Test(acpi_mmap, revision_0_alone)
 	const uint8_t *p;
 
 	setup(MB_MEMORY_ACPI);
-	put_v1(REGION + 3);		/* any byte: UEFI sets no alignment */
+	put_v1(REGION + 3);	/* any byte: UEFI sets no alignment */
 	p = find();
 	cr_assert_eq(p, ta_gpa(REGION + 3, ACPI_RSDP_V1_LEN));
 	cr_assert_eq(p[15], 0);

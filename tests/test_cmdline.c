@@ -24,8 +24,8 @@ static void init(const char *s)
 Test(cmdline, with_and_without_argv0)
 {
 	static const char *const lines[] = {
-		"/boot/irqlab.elf check=ipi iters=5",	/* irqlab-vmm, QEMU */
-		"irqlab32.elf check=ipi iters=5",	/* a path without '/' */
+		"/boot/irqlab.elf check=ipi iters=5",	/* irqlab-vmm */
+		"irqlab32.elf check=ipi iters=5",	/* no '/' */
 		"check=ipi iters=5",			/* GRUB */
 	};
 	unsigned i, v;
@@ -38,7 +38,8 @@ Test(cmdline, with_and_without_argv0)
 		cr_assert_eq(cmdline_parse_uint("iters", 1, 100, &v), 1);
 		cr_assert_eq(v, 5);
 		cr_assert_eq(cmdline_ignored(), 0, "%s", lines[i]);
-		cr_assert_eq(cmdline_why(0), i < 2 ? CMDLINE_PATH : CMDLINE_USED);
+		cr_assert_eq(cmdline_why(0),
+			     i < 2 ? CMDLINE_PATH : CMDLINE_USED);
 	}
 }
 
@@ -134,7 +135,8 @@ Test(cmdline, numbers)
 {
 	unsigned v = 42;
 
-	init("iters=7 ipi_k=0 threads=x calib_us= rotate_ms=99999999999999999999"
+	init("iters=7 ipi_k=0 threads=x calib_us= "
+	     "rotate_ms=99999999999999999999"
 	     " nmi_rounds=12a calib_max_us=4294967295");
 	cr_assert_eq(cmdline_parse_uint("iters", 1, 7, &v), 1);
 	cr_assert_eq(v, 7);
