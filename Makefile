@@ -5,11 +5,16 @@
 #                   records (calibration, SMP, IPI check, 3 benchmark cases)
 #                   and the exit table
 #   make run-nested the same on nested KVM (no /dev/kvm needed)
+#   make iso        build/irqlab.iso: GRUB 2 for BIOS and UEFI, the kernel
+#                   and kernel/boot/grub.cfg (grub-pc-bin, grub-efi-amd64-bin,
+#                   xorriso, mtools)
 #   make test       install test dependencies if needed, run every test
 #   make bench-pir  the PIR-fold microbenchmark
 #   make bench-calib  calibration from CPUID against the PIT, 50 boots each
 #   make bench      the guest-bench matrix (QUICK=1: a short run)
 #   make bench-boot irqlab-vmm's boot against QEMU's, on nested KVM
+#   make bench-grub boot-to-@ready: irqlab-vmm, QEMU -kernel, GRUB on
+#                   SeaBIOS and OVMF (make iso's tools, ovmf)
 #   make clean
 #   make SAN=1 B=build/san build/san/irqlab-vmm   irqlab-vmm with ASan and UBSan
 
@@ -57,7 +62,7 @@ UNIT_OBJS	:= $(call host,$(tests-unit-y) $(calib-y)) $(VMM_CORE_OBJS)
 
 VERSION	:= $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 
-.PHONY: all run run-nested test unit integration bench-pir bench-calib bench bench-boot clean FORCE
+.PHONY: all run run-nested iso test unit integration bench-pir bench-calib bench bench-boot bench-grub clean FORCE
 all: $(VMM) $(KERNEL) $(KERNEL32)
 
 $(VMM): $(VMM_OBJS)
@@ -80,6 +85,12 @@ $(KERNEL): $(KERNEL_OBJS) kernel/kernel.ld
 # QEMU's -kernel loads only ELF32 multiboot images: the same bytes, 32-bit headers.
 $(KERNEL32): $(KERNEL)
 	$(OBJCOPY) -O elf32-i386 $< $@
+
+# One image for BIOS and UEFI: docs/BOOT.md.
+ISO		:= $(B)/irqlab.iso
+iso: $(ISO)
+$(ISO): $(KERNEL) kernel/boot/grub.cfg scripts/mkiso
+	scripts/mkiso $(KERNEL) $@
 
 $(UNIT): $(UNIT_OBJS)
 	@mkdir -p $(dir $@)
@@ -109,6 +120,11 @@ bench: all $(NATIVE_FUTEX)
 # the revision it measures itself (BOOT_BENCH_ARGS: -r RUNS, -R REV)
 bench-boot:
 	$(PYTHON) guest-bench/boot-bench $(BOOT_BENCH_ARGS)
+
+# docs/BENCHMARKS.md "Boot paths": irqlab-vmm, QEMU -kernel, GRUB on
+# SeaBIOS and OVMF (GRUB_BENCH_ARGS: -r RUNS, --kvm-firmware)
+bench-grub: all
+	$(PYTHON) guest-bench/grub-bench $(GRUB_BENCH_ARGS)
 
 # vmm/'s layers (docs/ARCHITECTURE.md) as build rules.  Only vmm/kvm/ may
 # call ioctl(): every other object of vmm/ has it poisoned (vmm/poison.h).

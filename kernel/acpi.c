@@ -14,6 +14,7 @@
 
 #include "hw/acpi.h"
 #include "acpi.h"
+#include "mbinfo.h"
 
 #define COPY(dst, src)	__builtin_memcpy(&(dst), (src), sizeof(dst))
 
@@ -107,6 +108,55 @@ const void *acpi_find_rsdp(acpi_phys_fn phys, void *ctx)
 	}
 	/* then the BIOS read-only area */
 	return scan(phys, ctx, ACPI_BIOS_START, ACPI_BIOS_END - ACPI_BIOS_START);
+}
+
+/*
+ * The first revision 2+ RSDP in [@start, @start + @len), else the first
+ * of any revision (*@old, if none was found before).  ACPI 6.5 5.2.5.2:
+ * on UEFI the RSDP is where the EFI configuration table says, with no
+ * alignment rule (edk2 puts its 2.0 RSDP right after a 20-byte 1.0 one),
+ * so every byte is a candidate: the region is mapped whole, searched for
+ * the signature, and each hit checked as in the BIOS-area scan.
+ */
+static const void *scan_region(acpi_phys_fn phys, void *ctx, uint64_t start,
+			       uint64_t len, const void **old)
+{
+	const uint8_t *base = phys(ctx, start, len), *p;
+	uint64_t off;
+
+	if (!base)
+		return NULL;	/* not memory we can read */
+	for (off = 0; off + ACPI_RSDP_V1_LEN <= len; off++) {
+		if (base[off] != ACPI_RSDP_SIG[0] ||
+		    __builtin_memcmp(base + off, ACPI_RSDP_SIG, 8))
+			continue;
+		p = rsdp_at(phys, ctx, start + off);
+		if (p && p[15] >= ACPI_RSDP_REV2)
+			return p;
+		if (p && !*old)
+			*old = p;
+	}
+	return NULL;
+}
+
+const void *acpi_find_rsdp_mmap(acpi_phys_fn phys, void *ctx,
+				const struct mbinfo_mmap *map, unsigned n)
+{
+	const void *p, *old = NULL;
+	uint64_t len;
+	unsigned i;
+
+	for (i = 0; i < n; i++) {
+		if (map[i].type != MB_MEMORY_ACPI &&
+		    map[i].type != MB_MEMORY_NVS)
+			continue;
+		len = map[i].len < ACPI_MMAP_SCAN_MAX ? map[i].len :
+		      ACPI_MMAP_SCAN_MAX;
+		p = scan_region(phys, ctx, map[i].addr, len, &old);
+		if (p)
+			return p;
+	}
+	return old;
 }
 
 /* ---- tables (5.2.6) ---- */

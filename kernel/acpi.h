@@ -70,6 +70,26 @@ typedef const void *(*acpi_phys_fn)(void *ctx, uint64_t addr, uint64_t len);
  */
 const void *acpi_find_rsdp(acpi_phys_fn phys, void *ctx);
 
+#define ACPI_MMAP_SCAN_MAX	(16u << 20)	/* bytes scanned per region */
+
+struct mbinfo_mmap;
+
+/*
+ * Where a UEFI firmware keeps the RSDP (ACPI 6.5 5.2.5.2: the EFI
+ * configuration table points at it, and multiboot 1 passes neither that
+ * table nor the RSDP): in memory the map reports as ACPI reclaimable or
+ * ACPI NVS (table 15.1; 15.3: UEFI's EfiACPIReclaimMemory and
+ * EfiACPIMemoryNVS, where its firmware puts the ACPI tables).  Scans
+ * each such region of the @n entries of @map, at every byte (UEFI sets no
+ * alignment) of at most its first ACPI_MMAP_SCAN_MAX bytes, for a valid
+ * RSDP, as acpi_find_rsdp() checks one.  A firmware may keep an ACPI 1.0
+ * RSDP beside the 2.0 one (for its ACPI 1.0 configuration table): returns
+ * the first of revision 2 or later, else the first, else NULL.  A region
+ * @phys cannot map whole (above 4 GiB in the kernel) is skipped.
+ */
+const void *acpi_find_rsdp_mmap(acpi_phys_fn phys, void *ctx,
+				const struct mbinfo_mmap *map, unsigned n);
+
 /*
  * Parse the tables from @rsdp on (from acpi_find_rsdp() or a multiboot2
  * ACPI tag; 20 bytes, or 36 if its revision is 2 or more): the XSDT if

@@ -22,7 +22,36 @@ static const void *phys_identity(void *ctx, uint64_t addr, uint64_t len)
 
 static struct acpi_info acpi;
 static int parsed, parse_err;
-static const char *rsdp_from;
+static const char *rsdp_from, *rsdp_src = "none";
+
+/*
+ * The loader's RSDP (multiboot2 tags 14 and 15), else the BIOS areas'
+ * (ACPI 6.5 5.2.5.1), else one in the memory map's ACPI regions (a UEFI
+ * firmware's, under multiboot 1: acpi_find_rsdp_mmap()).
+ */
+static const void *find_rsdp(const struct mbinfo *mbi)
+{
+	const void *rsdp;
+
+	if (mbi->rsdp) {
+		rsdp_from = "the multiboot2 ACPI tag";
+		rsdp_src = "mb2";
+		return mbi->rsdp;
+	}
+	rsdp = acpi_find_rsdp(phys_identity, NULL);
+	if (rsdp) {
+		rsdp_from = "the BIOS area";
+		rsdp_src = "bios";
+		return rsdp;
+	}
+	rsdp = acpi_find_rsdp_mmap(phys_identity, NULL, mbi->mmap,
+				   mbi->nr_mmap);
+	if (rsdp) {
+		rsdp_from = "an ACPI region of the memory map";
+		rsdp_src = "mmap";
+	}
+	return rsdp;
+}
 
 const struct acpi_info *acpi_boot(const struct mbinfo *mbi, int *err,
 				  const char **from)
@@ -31,17 +60,15 @@ const struct acpi_info *acpi_boot(const struct mbinfo *mbi, int *err,
 
 	if (!parsed) {
 		parsed = 1;
-		rsdp = mbi->rsdp;
-		rsdp_from = "the multiboot2 ACPI tag";
-		if (!rsdp) {
-			rsdp = acpi_find_rsdp(phys_identity, NULL);
-			rsdp_from = "the BIOS area";
-		}
+		rsdp = find_rsdp(mbi);
 		parse_err = rsdp ? acpi_parse(rsdp, phys_identity, NULL, &acpi) : 0;
-		if (!rsdp)
-			rsdp_from = NULL;
 	}
 	*err = parse_err;
 	*from = rsdp_from;
 	return rsdp_from && !parse_err ? &acpi : NULL;
+}
+
+const char *acpi_boot_source(void)
+{
+	return rsdp_src;
 }

@@ -1,19 +1,106 @@
 // SPDX-License-Identifier: MIT
-/* Command-line words (cmdline.h).  A bounded copy split in place; no heap. */
+/*
+ * Command-line words (cmdline.h).  A bounded copy split in place; no heap,
+ * no console.
+ */
 #include <stddef.h>
 
 #include "cmdline.h"
 #include "kstring.h"
-#include "printf.h"
+
+/*
+ * Every key the kernel reads, and who reads it.  A key missing here
+ * still works, but every boot that passes it reports it as ignored
+ * (tests/integration/test_cmdline_keys.py compares this with the
+ * readers).
+ */
+static const char *const known_keys[] = {
+	"apic",			/* lapic.c */
+	"bench",		/* guest-bench/cases/bench.c */
+	"calib",		/* calib_hw.c */
+	"calib_max_us",		/* calib_hw.c */
+	"calib_us",		/* calib_hw.c */
+	"check",		/* main.c */
+	"crash",		/* main.c */
+	"ipi_k",		/* ipi_check.c */
+	"iters",		/* guest-bench/cases/bench.c */
+	"nmi_rounds",		/* lapic_check_nmi.c */
+	"rotate_ms",		/* guest-bench/cases/case_ioapic.c */
+	"threads",		/* guest-bench/cases/case_futex.c */
+};
 
 static char buf[CMDLINE_MAX];
 static const char *argv[CMDLINE_MAX_ARGS];
+static unsigned char why[CMDLINE_MAX_ARGS];	/* CMDLINE_USED, ... */
 static int argc;
+static int has_path;
 static int truncated;
 
-static int is_space(char c)
+/* A blank: space, tab, or any control byte (a word never holds one). */
+static int is_blank(char c)
 {
-	return c == ' ' || c == '\t';
+	return c != '\0' && (unsigned char)c <= ' ';
+}
+
+/* The length of @arg's key: up to its '=', or -1 if it has none. */
+static int key_len(const char *arg)
+{
+	int n;
+
+	for (n = 0; arg[n]; n++)
+		if (arg[n] == '=')
+			return n;
+	return -1;
+}
+
+static int known(const char *key, size_t n)
+{
+	unsigned i;
+
+	for (i = 0; i < sizeof(known_keys) / sizeof(known_keys[0]); i++)
+		if (strlen(known_keys[i]) == n &&
+		    !strncmp(known_keys[i], key, n))
+			return 1;
+	return 0;
+}
+
+int cmdline_key_known(const char *key)
+{
+	return known(key, strlen(key));
+}
+
+/* 1 if argv[@i] and argv[@j] are key=value words with the same key. */
+static int same_key(int i, int j)
+{
+	int n = key_len(argv[i]);
+
+	return n >= 0 && n == key_len(argv[j]) &&
+	       !strncmp(argv[i], argv[j], n);
+}
+
+/* Say what each word is, once the words are split. */
+static void classify(void)
+{
+	int i, j, n;
+
+	/* a path never has '=' and is never a known key alone */
+	has_path = argc > 0 && key_len(argv[0]) < 0 &&
+		   !cmdline_key_known(argv[0]);
+	for (i = 0; i < argc; i++) {
+		n = key_len(argv[i]);
+		if (i == 0 && has_path)
+			why[i] = CMDLINE_PATH;
+		else if (n < 0)
+			why[i] = CMDLINE_NOVALUE;
+		else if (!known(argv[i], n))
+			why[i] = CMDLINE_UNKNOWN;
+		else
+			why[i] = CMDLINE_USED;
+		/* the last word with a key wins */
+		for (j = i + 1; j < argc && why[i] == CMDLINE_USED; j++)
+			if (same_key(i, j))
+				why[i] = CMDLINE_OVERRIDDEN;
+	}
 }
 
 void cmdline_init(const char *s)
@@ -22,6 +109,7 @@ void cmdline_init(const char *s)
 	char *p = buf;
 
 	argc = 0;
+	has_path = 0;
 	truncated = 0;
 	buf[0] = '\0';
 	if (!s)
@@ -34,7 +122,7 @@ void cmdline_init(const char *s)
 	truncated = s[n] != '\0';
 
 	for (;;) {
-		while (is_space(*p))
+		while (is_blank(*p))
 			*p++ = '\0';
 		if (!*p)
 			break;
@@ -43,9 +131,10 @@ void cmdline_init(const char *s)
 			break;
 		}
 		argv[argc++] = p;
-		while (*p && !is_space(*p))
+		while (*p && !is_blank(*p))
 			p++;
 	}
+	classify();
 }
 
 int cmdline_argc(void)
@@ -58,45 +147,53 @@ const char *cmdline_arg(int i)
 	return i >= 0 && i < argc ? argv[i] : NULL;
 }
 
-/* If @arg is "@key=value", the value; else NULL. */
-static const char *match(const char *arg, const char *key)
+int cmdline_has_path(void)
 {
-	size_t n = strlen(key);
+	return has_path;
+}
 
-	if (strncmp(arg, key, n) == 0 && arg[n] == '=')
-		return arg + n + 1;
-	return NULL;
+int cmdline_why(int i)
+{
+	return i >= 0 && i < argc ? why[i] : -1;
+}
+
+int cmdline_ignored(void)
+{
+	int i, n = 0;
+
+	for (i = 0; i < argc; i++)
+		n += why[i] != CMDLINE_USED && why[i] != CMDLINE_PATH;
+	return n;
 }
 
 const char *cmdline_get(const char *key)
 {
-	const char *v, *found = NULL;
+	size_t n = strlen(key);
 	int i;
 
-	for (i = 1; i < argc; i++) {
-		v = match(argv[i], key);
-		if (v)
-			found = v;	/* the last one wins */
-	}
-	return found;
+	/* the last one wins; the path is not a key=value word */
+	for (i = argc - 1; i >= has_path; i--)
+		if (!strncmp(argv[i], key, n) && argv[i][n] == '=')
+			return argv[i] + n + 1;
+	return NULL;
 }
 
-unsigned cmdline_uint(const char *key, unsigned def, unsigned lo,
-		      unsigned hi)
+int cmdline_parse_uint(const char *key, unsigned lo, unsigned hi,
+		       unsigned *v)
 {
 	const char *s = cmdline_get(key);
-	unsigned long v = 0;
+	unsigned long n = 0;
 
 	if (!s)
-		return def;
-	for (; *s >= '0' && *s <= '9' && v <= hi; s++)
-		v = v * 10 + (*s - '0');
-	if (*s || v < lo || v > hi) {
-		kprintf("cmdline: %s must be %u to %u; using %u\n", key, lo, hi,
-			def);
-		return def;
-	}
-	return v;
+		return 0;
+	if (!*s)
+		return -1;
+	for (; *s >= '0' && *s <= '9' && n <= hi; s++)
+		n = n * 10 + (*s - '0');
+	if (*s || n < lo || n > hi)
+		return -1;
+	*v = n;
+	return 1;
 }
 
 int cmdline_truncated(void)

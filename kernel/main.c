@@ -163,7 +163,7 @@ static void crash(const char *what)
 void kmain(uint32_t magic, uint32_t info)
 {
 	const char *what;
-	int err, i;
+	int err;
 
 	smp_early_init();	/* GS base first: the console lock uses it */
 	console_init();
@@ -184,16 +184,13 @@ void kmain(uint32_t magic, uint32_t info)
 	cpu_print(&boot_cpu);
 
 	kprintf("@boot proto=mb%d hv=%s pv=%d mem_kb=%u mmap=%u mods=%u "
-		"fwcfg_cpus=%u argc=%d\n", mbi.proto,
+		"fwcfg_cpus=%u argc=%d path=%d ignored=%d\n", mbi.proto,
 		pv_present() ? "irqlab" : boot_cpu.hv[0] ? boot_cpu.hv : "none",
 		pv_present(), mbi.has_mem ? mbi.mem_lower_kb + mbi.mem_upper_kb : 0,
-		mbi.nr_mmap, mbi.nr_mods, fwcfg_nb_cpus(), cmdline_argc());
+		mbi.nr_mmap, mbi.nr_mods, fwcfg_nb_cpus(), cmdline_argc(),
+		cmdline_has_path(), cmdline_ignored());
 	print_mbinfo();
-	for (i = 0; i < cmdline_argc(); i++)
-		kprintf("  argv[%d] \"%s\"\n", i, cmdline_arg(i));
-	if (cmdline_truncated())
-		kprintf("cmdline: longer than %d bytes or %d words, cut\n",
-			CMDLINE_MAX - 1, CMDLINE_MAX_ARGS);
+	cmdline_print();
 
 	calib_boot(&mbi);
 	pic_mask_all();		/* the 8259s masked: IOAPIC and LAPICs only */

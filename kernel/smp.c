@@ -268,8 +268,9 @@ static int boot_ap(unsigned i, uint64_t page, int skip_init_delay)
 }
 
 /*
- * Fill cpus[1..] with the APs the MADT lists (ACPI 6.5 5.2.12): the RSDP
- * of the multiboot2 ACPI tag, else the one the BIOS-area scan finds.
+ * Fill cpus[1..] with the APs the MADT lists (ACPI 6.5 5.2.12), from the
+ * RSDP acpi_boot() finds (the multiboot2 tag's, the BIOS area's, or one in
+ * an ACPI region of the memory map).
  * Returns the @smp record's source=: "acpi", or "none" when there is no
  * usable ACPI, and then there is only the BSP.
  */
@@ -337,8 +338,9 @@ void smp_init(const struct mbinfo *mbi, uint64_t loader_lo,
 		cpus[0].apic_id = r[1] >> 24;	/* initial APIC ID */
 		source = find_cpus(mbi, cpus[0].apic_id);
 		kprintf("smp: no local APIC: only the BSP runs\n");
-		kprintf("@smp online=1 apic=none cpus=%u bsp=%u source=%s\n",
-			nr_cpus, cpus[0].apic_id, source);
+		kprintf("@smp online=1 apic=none cpus=%u bsp=%u source=%s "
+			"rsdp=%s\n", nr_cpus, cpus[0].apic_id, source,
+			acpi_boot_source());
 		nr_cpus = 1;
 		return;
 	}
@@ -376,6 +378,7 @@ void smp_init(const struct mbinfo *mbi, uint64_t loader_lo,
 				i, cpus[i].apic_id);
 		}
 	}
-	kprintf("@smp online=%u apic=%s cpus=%u bsp=%u source=%s\n",
-		nr_online, lapic_mode_name(), nr_cpus, cpus[0].apic_id, source);
+	kprintf("@smp online=%u apic=%s cpus=%u bsp=%u source=%s rsdp=%s\n",
+		nr_online, lapic_mode_name(), nr_cpus, cpus[0].apic_id, source,
+		acpi_boot_source());
 }

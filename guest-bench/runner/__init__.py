@@ -12,6 +12,8 @@
     calib      make bench-calib (guest-bench/calib-bench.py)
     bootbench  make bench-boot, irqlab-vmm's boot against QEMU's on nested
                KVM (guest-bench/boot-bench; in the guest: bootbench_guest.sh)
+    grubbench  make bench-grub, boot-to-@ready from irqlab-vmm, QEMU -kernel
+               and GRUB on SeaBIOS and OVMF (guest-bench/grub-bench)
 
 The entry points are the scripts in guest-bench/; run them with
 /usr/bin/python3 (Debian's, which has python3-matplotlib and

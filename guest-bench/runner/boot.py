@@ -3,7 +3,7 @@
 
     from runner import boot
     r = boot.run(boot.vmm_cmd(append='bench=self_ipi iters=20'), 60)
-    r.status, r.timed_out, r.out, r.err, r.wall_ms, r.ready_ms
+    r.status, r.timed_out, r.out, r.err, r.wall_ms, r.kernel_ms, r.ready_ms
     r.find('bench', case='self_ipi')            # runner.records
 
     cpu = boot.probe_cpu('+x2apic,+tsc-deadline')   # scripts/qemu-kvm-cpu
@@ -132,8 +132,9 @@ def status_text(status, timed_out=False, qemu=False):
 
 class Result:
     """One boot: cmd, status (the process's; negative: a signal),
-    timed_out, out (CRs dropped), err, wall_ms, ready_ms (first @ready
-    line, from the start, or None)."""
+    timed_out, out (CRs dropped), err, wall_ms, kernel_ms (the kernel's
+    first line, "irqlab kernel ...": what firmware and loader took) and
+    ready_ms (first @ready line), from the start, or None."""
 
     def __init__(self, cmd):
         self.cmd = cmd
@@ -142,6 +143,7 @@ class Result:
         self.out = ''
         self.err = ''
         self.wall_ms = 0.0
+        self.kernel_ms = None
         self.ready_ms = None
         self._records = None
 
@@ -217,6 +219,8 @@ def run(cmd, timeout, out_file=None, err_path=None, env=None, cwd=ROOT):
                 line = raw.replace(b'\r', b'').decode(errors='replace')
                 if res.ready_ms is None and line.startswith('@ready'):
                     res.ready_ms = (time.monotonic() - t0) * 1e3
+                if res.kernel_ms is None and 'irqlab kernel ' in line:
+                    res.kernel_ms = (time.monotonic() - t0) * 1e3
                 lines.append(line)
                 if out_file:
                     out_file.write(line)

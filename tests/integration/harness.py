@@ -206,6 +206,64 @@ def qemu_device_missing(name):
 
 
 @functools.lru_cache(maxsize=None)
+def grub_missing():
+    """Why scripts/mkiso cannot build a GRUB image here, or None."""
+    p = subprocess.run(['scripts/mkiso', '--check'], cwd=ROOT,
+                       capture_output=True, text=True)
+    if p.returncode == 3:
+        return p.stderr.strip()
+    assert p.returncode == 0, 'scripts/mkiso --check: status %d: %s' % (
+        p.returncode, p.stderr)
+    return None
+
+
+# OVMF's code and variable store: Debian's ovmf (4 MiB, then 2 MiB), or
+# $OVMF_CODE and $OVMF_VARS
+OVMF_PAIRS = [('/usr/share/OVMF/OVMF_CODE_4M.fd',
+               '/usr/share/OVMF/OVMF_VARS_4M.fd'),
+              ('/usr/share/OVMF/OVMF_CODE.fd', '/usr/share/OVMF/OVMF_VARS.fd')]
+
+
+def ovmf_files():
+    """(code, vars) of an OVMF build, or (None, why)."""
+    pairs = OVMF_PAIRS
+    if os.environ.get('OVMF_CODE') or os.environ.get('OVMF_VARS'):
+        pairs = [(os.environ.get('OVMF_CODE', ''),
+                  os.environ.get('OVMF_VARS', ''))]
+    for code, vars_ in pairs:
+        if os.path.isfile(code) and os.path.isfile(vars_):
+            return code, vars_
+    return None, 'no OVMF firmware (apt-get install ovmf; or set OVMF_CODE ' \
+        'and OVMF_VARS): looked for %s' % ', '.join(c for c, _ in pairs)
+
+
+@functools.lru_cache(maxsize=None)
+def _grub_iso(entry):
+    out = ROOT / OUT / 'iso' / ('irqlab-%s.iso' % (entry or 'default'))
+    out.parent.mkdir(parents=True, exist_ok=True)
+    argv = ['scripts/mkiso'] + (['-d', entry] if entry else []) + \
+        [KERNEL, str(out)]
+    p = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True)
+    if p.returncode != 0:
+        return None, '%s: status %d\n%s' % (' '.join(argv), p.returncode,
+                                             p.stderr)
+    return str(out.relative_to(ROOT)), None
+
+
+def grub_iso(entry=None):
+    """build/tests/iso/irqlab-ENTRY.iso: scripts/mkiso's image (make iso's
+    with entry=None) with ENTRY the default; skips if the tools are
+    missing, built once a session, a failure fails every test using it."""
+    why = grub_missing()
+    if why:
+        pytest.skip(why)
+    iso, why = _grub_iso(entry)
+    if why:
+        pytest.fail(why, pytrace=False)
+    return iso
+
+
+@functools.lru_cache(maxsize=None)
 def perf_missing():
     """Why `perf stat` cannot count KVM's tracepoints here, or None."""
     if not shutil.which('perf'):
@@ -315,6 +373,43 @@ class Booter:
                  '-device', 'isa-debug-exit,iobase=0xf4,iosize=0x04',
                  '-serial', 'stdio', '-display', 'none', '-no-reboot',
                  '-nodefaults'] + list(args))
+        return self.run(name, argv, timeout, strip_cr=True)
+
+
+    def qemu_iso(self, name, iso, firmware='seabios', timeout=120,
+                 accel='tcg', smp=2, cpu_flags=''):
+        """QEMU booting ISO from its CD drive through firmware ('seabios':
+        the pc machine's BIOS; 'ovmf': q35 with OVMF in pflash, the
+        variable store a fresh copy), serial on stdout (CRs dropped), the
+        kernel's status V as QEMU's (V << 1) | 1 (isa-debug-exit)."""
+        why = qemu_missing()
+        if why:
+            pytest.skip(why)
+        cpu, machine = [], []
+        if accel == 'kvm':
+            if not kvm_usable():
+                pytest.skip(no_kvm_reason() + ' for QEMU/KVM')
+            model, why = qemu_kvm_cpu(cpu_flags)
+            if not model:
+                pytest.skip(why)
+            cpu = ['-cpu', model]
+        if firmware == 'ovmf':
+            code, vars_ = ovmf_files()
+            if not code:
+                pytest.skip(vars_)
+            copy = _file(self.dir / name, '.vars.fd')
+            copy.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(vars_, copy)
+            machine = ['-machine', 'q35',
+                       '-drive', 'if=pflash,format=raw,unit=0,readonly=on,'
+                       'file=' + code,
+                       '-drive', 'if=pflash,format=raw,unit=1,file=%s' %
+                       copy.relative_to(ROOT)]
+        argv = ([QEMU, '-accel', accel] + cpu + machine +
+                ['-m', '128', '-smp', str(smp), '-cdrom', iso,
+                 '-device', 'isa-debug-exit,iobase=0xf4,iosize=0x04',
+                 '-serial', 'stdio', '-display', 'none', '-no-reboot',
+                 '-nodefaults'])
         return self.run(name, argv, timeout, strip_cr=True)
 
 

@@ -13,6 +13,7 @@ def test_qemu_kvm_plain(boot):
     qemu_status(r, 1, 'kernel exit status 0')
     line(r, 'irqlab kernel [^ ]+')
     line(r, '@cpuid vendor=[^ ]+ .* hv=KVMKVMKVM')
-    line(r, '@boot proto=mb1 hv=KVMKVMKVM pv=0 .* fwcfg_cpus=1 argc=3')
+    line(r, '@boot proto=mb1 hv=KVMKVMKVM pv=0 .* fwcfg_cpus=1 argc=3 '
+         'path=1 ignored=2')
     line(r, '@ready tsc=[0-9]+')
     no_line(r, '@panic.*')

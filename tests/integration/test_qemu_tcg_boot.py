@@ -15,7 +15,7 @@ HEX = '0x[0-9a-f]+'
 CPUID = ('@cpuid vendor=[^ ]+ family=%s model=%s stepping=[0-9]+ '
          'max_basic=%s max_ext=%s hv=(TCGTCGTCGTCG|none)' % ((HEX,) * 4))
 BOOT = ('@boot proto=mb1 hv=(TCGTCGTCGTCG|none) pv=0 mem_kb=[0-9]+ '
-        'mmap=[0-9]+ mods=0 fwcfg_cpus=%d argc=3')
+        'mmap=[0-9]+ mods=0 fwcfg_cpus=%d argc=3 path=1 ignored=2')
 
 
 def check_calib(r):
@@ -56,6 +56,8 @@ def test_plain(boot):
     line(r, 'irqlab kernel [^ ]+')
     line(r, CPUID)
     line(r, BOOT % 1)
+    line(r, r'  argv\[0\] "build/kernel/irqlab32.elf" \(the kernel path\)')
+    line(r, r'  argv\[1\] "hello" \(ignored: not key=value\)')
     line(r, '@ready tsc=[0-9]+')
     no_line(r, '@panic.*')
     line(r, '@calib source=(cpuid15|cpuid16|hv|pit|pmtimer) .* use=1( .*)?')

@@ -29,7 +29,7 @@ def check_ipi(r, n, k):
 def test_smp4_ipi(boot):
     r = boot.qemu('smp4-ipi', '-smp', '4', '-append', 'check=ipi,timer',
                   timeout=120)
-    line(r, '@smp online=4 apic=(xapic|x2apic) cpus=4 bsp=0 source=acpi')
+    line(r, '@smp online=4 apic=(xapic|x2apic) cpus=4 bsp=0 source=acpi rsdp=bios')
     aps = r.grep('^(smp: cpu [1-3] online, APIC ID [1-3])$')
     assert len(aps) == 3, '%d AP online lines, want 3\n%s' % (
         len(aps), r.report())
@@ -42,7 +42,7 @@ def test_smp4_ipi(boot):
 def test_smp1_ipi(boot):
     r = boot.qemu('smp1-ipi', '-smp', '1', '-append', 'check=ipi',
                   timeout=120)
-    line(r, '@smp online=1 apic=(xapic|x2apic) cpus=1 bsp=0 source=acpi')
+    line(r, '@smp online=1 apic=(xapic|x2apic) cpus=1 bsp=0 source=acpi rsdp=bios')
     no_line(r, 'smp: cpu .*')
     check_ipi(r, 1, 100)
 
@@ -52,5 +52,5 @@ def test_smp2_x2apic(boot):
                   'check=ipi apic=x2apic ipi_k=10', timeout=120)
     if r.has('^@smp .*apic=xapic'):
         line(r, 'lapic: warning: apic=x2apic, but CPUID.1:ECX.21. .*')
-    line(r, '@smp online=2 apic=(xapic|x2apic) cpus=2 bsp=0 source=acpi')
+    line(r, '@smp online=2 apic=(xapic|x2apic) cpus=2 bsp=0 source=acpi rsdp=bios')
     check_ipi(r, 2, 10)

@@ -19,7 +19,7 @@ def test_mb2(boot):
     status(r, 0)
     has(r, '^irqlab kernel')
     has(r, '^@cpuid vendor=[^ ]+ ')
-    has(r, '^@boot proto=mb2 hv=[^ ]+ pv=1 .*argc=3')
+    has(r, '^@boot proto=mb2 hv=[^ ]+ pv=1 .*argc=3 path=1 ignored=2$')
     has(r, '^@ready ')
     assert r.has('irqlab-vmm exits:', 'err'), 'no --stats table on stderr'
     e = r.exits
