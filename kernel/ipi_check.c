@@ -192,7 +192,7 @@ void ipi_check(void)
 		for (t = 0; t < NR_CPUS; t++)
 			if (got[t][f] != sent[f][t])
 				kprintf("ipi_check: cpu %u -> cpu %u (vector "
-					"%#x): sent %u received %u\n", f, t,
+					"0x%x): sent %u received %u\n", f, t,
 					IPI_VEC_CHECK + f, sent[f][t],
 					got[t][f]);
 	kprintf("@ipi_check sent=%lu received=%lu lost=%lu dup=%lu cpus=%u "
