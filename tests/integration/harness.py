@@ -290,6 +290,22 @@ def _rig_probe():
     return 'ok', None
 
 
+def _qemu_cpu(accel, cpu_flags):
+    """QEMU's -cpu arguments for @accel ([] for TCG), or skip: no QEMU,
+    no /dev/kvm for QEMU/KVM, or no -cpu model it starts with here."""
+    why = qemu_missing()
+    if why:
+        pytest.skip(why)
+    if accel != 'kvm':
+        return []
+    if not kvm_usable():
+        pytest.skip(no_kvm_reason() + ' for QEMU/KVM')
+    model, why = qemu_kvm_cpu(cpu_flags)
+    if not model:
+        pytest.skip(why)
+    return ['-cpu', model]
+
+
 def nested_rig():
     """Skip (the rig cannot run here) or fail (it broke) unless
     tests/nested/run-in-kvm.sh works; probed once."""
@@ -357,17 +373,7 @@ class Booter:
         """QEMU -kernel irqlab32.elf, serial on stdout (CRs dropped), the
         kernel's status V as QEMU's (V << 1) | 1 (isa-debug-exit).
         accel='kvm' takes scripts/qemu-kvm-cpu's model (skip if none)."""
-        why = qemu_missing()
-        if why:
-            pytest.skip(why)
-        cpu = []
-        if accel == 'kvm':
-            if not kvm_usable():
-                pytest.skip(no_kvm_reason() + ' for QEMU/KVM')
-            model, why = qemu_kvm_cpu(cpu_flags)
-            if not model:
-                pytest.skip(why)
-            cpu = ['-cpu', model]
+        cpu = _qemu_cpu(accel, cpu_flags)
         argv = ([QEMU, '-accel', accel] + cpu +
                 ['-m', '64', '-kernel', KERNEL32,
                  '-device', 'isa-debug-exit,iobase=0xf4,iosize=0x04',
@@ -382,17 +388,7 @@ class Booter:
         the pc machine's BIOS; 'ovmf': q35 with OVMF in pflash, the
         variable store a fresh copy), serial on stdout (CRs dropped), the
         kernel's status V as QEMU's (V << 1) | 1 (isa-debug-exit)."""
-        why = qemu_missing()
-        if why:
-            pytest.skip(why)
-        cpu, machine = [], []
-        if accel == 'kvm':
-            if not kvm_usable():
-                pytest.skip(no_kvm_reason() + ' for QEMU/KVM')
-            model, why = qemu_kvm_cpu(cpu_flags)
-            if not model:
-                pytest.skip(why)
-            cpu = ['-cpu', model]
+        cpu, machine = _qemu_cpu(accel, cpu_flags), []
         if firmware == 'ovmf':
             code, vars_ = ovmf_files()
             if not code:
