@@ -291,6 +291,11 @@ void cli_parse(int argc, char **argv, struct vmm_config *cfg)
 				  argv[optind - 1]);
 			break;
 		default:
+			/* getopt_long sets optopt to a known long option
+			 * that was given an =argument it does not take */
+			if (optopt && strchr(argv[optind - 1], '='))
+				bad_usage("option '%s' takes no argument",
+					  argv[optind - 1]);
 			bad_usage("unknown option '%s'", argv[optind - 1]);
 		}
 	}
