@@ -232,7 +232,10 @@ static void jail_build(const struct vcpu *v, struct sock_fprog *prog)
 	void *buf;
 	int fd;
 
-	if (!ctx)
+	/* another ABI's call (int 0x80, x32): the whole process, not the
+	 * thread only, which would leave the VM waiting for it */
+	if (!ctx || seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH,
+				     SCMP_ACT_KILL_PROCESS))
 		die(EXIT_HOST, "seccomp_init failed");
 	jail_add_ioctls(ctx, v, mode);
 	jail.nr_calls = 1;	/* ioctl */
