@@ -6,6 +6,8 @@
 set -u
 pkgs=""
 [ -f /usr/include/criterion/criterion.h ] || pkgs="$pkgs libcriterion-dev"
+# irqlab-vmm links libseccomp (the vCPU threads' filter, docs/SECURITY.md)
+[ -f /usr/include/seccomp.h ] || pkgs="$pkgs libseccomp-dev"
 command -v qemu-system-x86_64 >/dev/null 2>&1 || pkgs="$pkgs qemu-system-x86"
 # Debian's python3 runs the host tooling (guest-bench/runner) and the
 # tests (Makefile: PYTHON), with python3-pytest and python3-matplotlib

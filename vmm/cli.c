@@ -62,6 +62,10 @@ static void usage(FILE *f)
 "                          (1-%u; default: no limit): status 18, and each\n"
 "                          vCPU's LAPIC state (IRR, ISR, TMR, TPR, PPR,\n"
 "                          LVTs, timer) on stderr\n"
+"      --no-seccomp        no seccomp filter on the vCPU threads (by\n"
+"                          default each allows only the system calls of\n"
+"                          its loop, and any other ends irqlab-vmm with\n"
+"                          status 20; docs/SECURITY.md)\n"
 "      --stats             print the exit table on stderr at exit\n"
 "      --stats-json FILE   write the exit counters as JSON to FILE\n"
 "  -h, --help              this text\n"
@@ -70,7 +74,8 @@ static void usage(FILE *f)
 "Exit status: the guest's (irqlab power-off port), (V<<1)|1 for a write of V\n"
 "to isa-debug-exit (0xf4), or: 2 bad usage, 4 bad kernel image, 6 KVM/host\n"
 "failure, 8 guest triple fault, 10 KVM internal error, 12 entry failure,\n"
-"14 unhandled exit, 16 guest halted for good, 18 --timeout ran out.\n"
+"14 unhandled exit, 16 guest halted for good, 18 --timeout ran out,\n"
+"20 a vCPU thread made a system call its seccomp filter does not allow.\n"
 "docs/VMM.md has the details.\n",
 		VMM_MAX_CPUS, MEM_MIN_MIB, MEM_MAX_MIB, VMM_MAX_MODULES,
 		TIMEOUT_MAX_S);
@@ -115,6 +120,7 @@ enum {
 	OPT_IOAPIC,
 	OPT_CPUID_FREQ,
 	OPT_TIMEOUT,
+	OPT_NO_SECCOMP,
 };
 
 static const struct option options[] = {
@@ -133,6 +139,7 @@ static const struct option options[] = {
 	{ "ioapic", required_argument, NULL, OPT_IOAPIC },
 	{ "cpuid-freq", required_argument, NULL, OPT_CPUID_FREQ },
 	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
+	{ "no-seccomp", no_argument, NULL, OPT_NO_SECCOMP },
 	{ "stats", no_argument, NULL, OPT_STATS },
 	{ "stats-json", required_argument, NULL, OPT_STATS_JSON },
 	{ "help", no_argument, NULL, 'h' },
@@ -264,6 +271,9 @@ void cli_parse(int argc, char **argv, struct vmm_config *cfg)
 			cfg->timeout_s = parse_num(optarg, 1, TIMEOUT_MAX_S,
 				"--timeout must be whole seconds from 1 to 1000000, not '%s'");
 			break;
+		case OPT_NO_SECCOMP:
+			cfg->no_seccomp = true;
+			break;
 		case OPT_STATS:
 			cfg->stats = true;
 			break;
@@ -281,6 +291,11 @@ void cli_parse(int argc, char **argv, struct vmm_config *cfg)
 				  argv[optind - 1]);
 			break;
 		default:
+			/* getopt_long sets optopt to a known long option
+			 * that was given an =argument it does not take */
+			if (optopt && strchr(argv[optind - 1], '='))
+				bad_usage("option '%s' takes no argument",
+					  argv[optind - 1]);
 			bad_usage("unknown option '%s'", argv[optind - 1]);
 		}
 	}

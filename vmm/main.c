@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +26,7 @@
 #include "irqchip/isa.h"
 #include "irqchip/user.h"
 #include "kvm/irqchip.h"
+#include "kvm/jail.h"
 #include "kvm/kvm.h"
 #include "kvm/vcpu.h"
 #include "util.h"
@@ -35,18 +37,38 @@ struct mapped_file {
 	size_t len;
 };
 
+static const char *file_kind(mode_t mode)
+{
+	if (S_ISDIR(mode))
+		return "a directory";
+	if (S_ISFIFO(mode))
+		return "a FIFO";
+	if (S_ISCHR(mode))
+		return "a character device";
+	if (S_ISBLK(mode))
+		return "a block device";
+	if (S_ISSOCK(mode))
+		return "a socket";
+	return "an unknown kind of file";
+}
+
+/*
+ * O_NONBLOCK: a FIFO with no writer must not hang the open; the type is
+ * checked before anything is read.
+ */
 static struct mapped_file map_file(const char *path, const char *what)
 {
 	struct mapped_file f = { NULL, 0 };
 	struct stat st;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 
 	if (fd < 0)
 		die(EXIT_BADIMAGE, "%s %s: %s", what, path, strerror(errno));
 	if (fstat(fd, &st) < 0)
 		die(EXIT_BADIMAGE, "%s %s: %s", what, path, strerror(errno));
 	if (!S_ISREG(st.st_mode))
-		die(EXIT_BADIMAGE, "%s %s: not a regular file", what, path);
+		die(EXIT_BADIMAGE, "%s %s: %s, not a regular file", what, path,
+		    file_kind(st.st_mode));
 	f.len = st.st_size;
 	if (f.len) {
 		f.data = mmap(NULL, f.len, PROT_READ, MAP_PRIVATE, fd, 0);
@@ -113,8 +135,59 @@ static uint64_t peak_rss_kb(void)
 	return getrusage(RUSAGE_SELF, &ru) ? 0 : (uint64_t)ru.ru_maxrss;
 }
 
-static void report(struct vm *vm, FILE *json)
+/*
+ * --stats-json FILE is checked at startup but created only for the
+ * report, so a run that fails before it leaves no file behind.  A FIFO,
+ * or a shell's >(...) pipe, is fine while something reads it.
+ */
+static void json_check(const char *path)
 {
+	char dir[PATH_MAX];
+	const char *slash = strrchr(path, '/');
+	struct stat st;
+
+	if (!stat(path, &st)) {
+		if (S_ISDIR(st.st_mode))
+			die(EXIT_USAGE, "--stats-json %s: a directory", path);
+		if (access(path, W_OK))
+			die(EXIT_USAGE, "--stats-json %s: %s", path,
+			    strerror(errno));
+		return;
+	}
+	if (errno != ENOENT)
+		die(EXIT_USAGE, "--stats-json %s: %s", path, strerror(errno));
+	snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - path) : 1,
+		 slash ? (slash == path ? "/" : path) : ".");
+	if (access(dir, W_OK | X_OK))
+		die(EXIT_USAGE, "--stats-json %s: %s", path, strerror(errno));
+}
+
+/* O_NONBLOCK: a FIFO with no reader fails (ENXIO) instead of hanging */
+static FILE *json_open(const char *path)
+{
+	FILE *f;
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC |
+		      O_NONBLOCK | O_NOCTTY, 0666);
+
+	if (fd < 0) {
+		warn("--stats-json %s: %s%s", path, strerror(errno),
+		     errno == ENXIO ? " (a FIFO nobody reads)" : "");
+		return NULL;
+	}
+	fcntl(fd, F_SETFL, 0);
+	f = fdopen(fd, "w");
+	if (!f) {
+		warn("--stats-json %s: %s", path, strerror(errno));
+		close(fd);
+	}
+	return f;
+}
+
+static void report(struct vm *vm)
+{
+	FILE *json = vm->cfg->stats_json ? json_open(vm->cfg->stats_json) :
+		     NULL;
+
 	struct vcpu_stats *v[VMM_MAX_CPUS];
 	struct stats_report r;
 	unsigned i;
@@ -136,8 +209,10 @@ static void report(struct vm *vm, FILE *json)
 		.mmio_name = machine_mmio_name,
 	};
 	fflush(stdout);
-	if (vm->cfg->stats)
+	if (vm->cfg->stats) {
 		stats_print_table(stderr, &r);
+		jail_report(stderr);
+	}
 	if (vm->cfg->stats && vm->cfg->irqchip == IRQCHIP_SPLIT)
 		fprintf(stderr, " irqchip split: route_commits %" PRIu64
 			" for %" PRIu64 " IOAPIC redirection writes; %" PRIu64
@@ -238,26 +313,24 @@ int main(int argc, char **argv)
 	static struct vm vm;
 	static struct vmm_config cfg;
 	static enum vcpu_state was[VMM_MAX_CPUS];
+	static char outbuf[BUFSIZ];
 	struct boot_entry entry;
 	bool timed_out;
-	FILE *json = NULL;
 	sigset_t set;
 	unsigned i;
 	int sig, err;
 
 	cli_parse(argc, argv, &cfg);
-	setvbuf(stdout, NULL, _IOLBF, 0);
+	/* a buffer of our own: the vCPU thread that prints first allocates
+	 * nothing (malloc and fstat are not in its seccomp filter) */
+	setvbuf(stdout, outbuf, _IOLBF, sizeof(outbuf));
 	vm.cfg = &cfg;
 	vm.start_ns = now_ns();
 	vm.main_thread = pthread_self();
 	pthread_mutex_init(&vm.lock, NULL);
 	pthread_cond_init(&vm.cond, NULL);
-	if (cfg.stats_json) {
-		json = fopen(cfg.stats_json, "w");
-		if (!json)
-			die(EXIT_USAGE, "--stats-json %s: %s", cfg.stats_json,
-			    strerror(errno));
-	}
+	if (cfg.stats_json)
+		json_check(cfg.stats_json);
 
 	err = mem_init(&vm.mem, cfg.mem_mib << 20);
 	if (err)
@@ -282,6 +355,7 @@ int main(int argc, char **argv)
 	if (cfg.irqchip == IRQCHIP_KERNEL)
 		kvm_testdev_init(&vm);	/* else isa_init() added it */
 
+	jail_prepare(&vm);
 	set = main_signals();
 	for (i = 0; i < vm.nr_vcpus; i++)
 		vcpu_start(&vm.vcpus[i]);
@@ -302,6 +376,6 @@ int main(int argc, char **argv)
 	vcpus_stop(&vm);
 	if (timed_out)
 		timeout_report(&vm, was);
-	report(&vm, json);
+	report(&vm);
 	return vm.exit_status;
 }

@@ -64,6 +64,7 @@ struct vmm_config {
 	bool stats;
 	const char *stats_json;
 	unsigned timeout_s;	/* --timeout: 0 for none */
+	bool no_seccomp;	/* --no-seccomp: no filter on the vCPUs */
 };
 
 #define TRACE_LAPIC	(1u << 0)

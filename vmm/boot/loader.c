@@ -250,7 +250,7 @@ static int check_seg(struct loader *ld, const struct load_seg *s)
 		return loader_fail(ld, "segment [0x%llx, +0x%llx) outside guest RAM", a, n);
 	if (s->paddr < LOADER_RESERVED_END &&
 	    s->paddr + s->memsz > LOADER_RESERVED_START)
-		return loader_fail(ld, "segment [0x%llx, +0x%llx) in the reserved BIOS area [0x%llx, 0x%llx)",
+		return loader_fail(ld, "segment [0x%llx, +0x%llx) in the reserved BIOS area [0x%llx, 0x%llx): EBDA, VGA, BIOS and the ACPI tables",
 				   a, n, LOADER_RESERVED_START, LOADER_RESERVED_END);
 	return 0;
 }

@@ -23,6 +23,7 @@
 #include "irqchip/extint.h"
 #include "irqchip/sleep.h"
 #include "irqchip/user.h"
+#include "jail.h"
 #include "kvm.h"
 #include "util.h"
 #include "vcpu.h"
@@ -236,11 +237,11 @@ static void *vcpu_thread(void *arg)
 	self_run = v->run;
 	if (!vcpu_wait_release(v))
 		goto out;
-	if (user_irqchip(v)) {
+	if (user_irqchip(v))
 		irq_thread_init(v);
-		if (v->irq.wait_sipi && !vcpu_start_ap(v))
-			goto out;
-	}
+	jail_enter(v);		/* the setup is done: the filter goes in */
+	if (user_irqchip(v) && v->irq.wait_sipi && !vcpu_start_ap(v))
+		goto out;
 	while (!vm_stopping(vm)) {
 		int r;
 

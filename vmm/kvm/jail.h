@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The seccomp jail of the vCPU threads (jail.c, docs/SECURITY.md): once
+ * set up, a vCPU thread may make only the system calls its loop makes.
+ */
+#ifndef VMM_JAIL_H
+#define VMM_JAIL_H
+
+#include <stdio.h>
+
+struct vm;
+struct vcpu;
+
+/* main thread, the vCPUs created, their threads not yet started */
+void jail_prepare(struct vm *vm);
+/* on the vCPU's own thread, its setup done: the filter goes in */
+void jail_enter(struct vcpu *v);
+/* the --stats line: on or off, how many system calls, on how many vCPUs */
+void jail_report(FILE *f);
+
+#endif
