@@ -25,6 +25,7 @@
 #include "pic.h"
 #include "printf.h"
 #include "pv.h"
+#include "pv_ipi.h"
 #include "kstring.h"
 #include "smp.h"
 #include "x86.h"
@@ -196,6 +197,7 @@ void kmain(uint32_t magic, uint32_t info)
 	pic_mask_all();		/* the 8259s masked: IOAPIC and LAPICs only */
 	ioapic_find(&mbi);	/* ioapic_init() on first use */
 	smp_init(&mbi, loader_lo, loader_hi);
+	pv_ipi_init();
 
 	what = cmdline_get("crash");
 	if (what)

@@ -27,6 +27,7 @@ static const struct bench_case cases[] = {
 	{ "self_ipi", case_self_ipi },
 	{ "broadcast.shorthand", case_broadcast_shorthand },
 	{ "broadcast.unicast", case_broadcast_unicast },
+	{ "broadcast.multicast", case_broadcast_multicast },
 	{ "exit_cost.cpuid", case_exit_cpuid },
 	{ "exit_cost.pio", case_exit_pio },
 	{ "exit_cost.apic_read", case_exit_apic_read },

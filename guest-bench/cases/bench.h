@@ -102,6 +102,7 @@ void case_ipi_wake(void);
 void case_self_ipi(void);
 void case_broadcast_shorthand(void);
 void case_broadcast_unicast(void);
+void case_broadcast_multicast(void);
 void case_exit_cpuid(void);
 void case_exit_pio(void);
 void case_exit_apic_read(void);
