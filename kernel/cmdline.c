@@ -22,6 +22,7 @@ static const char *const known_keys[] = {
 	"calib_us",		/* calib_hw.c */
 	"check",		/* main.c */
 	"crash",		/* main.c */
+	"haltpoll",		/* idle.c */
 	"ipi_k",		/* ipi_check.c */
 	"iters",		/* guest-bench/cases/bench.c */
 	"nmi_rounds",		/* lapic_check_nmi.c */

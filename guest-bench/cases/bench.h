@@ -40,6 +40,7 @@
 struct bench_exits {
 	int valid;
 	struct irqlab_snapshot before, after;
+	uint64_t poll_before, poll_after;	/* idle_poll_cycles() */
 };
 
 /* Run the cases the command line names; no-op without bench=. */
