@@ -106,8 +106,11 @@ static int poll(struct cpu *c, struct haltpoll *h, int (*woken)(void *),
 	__atomic_exchange_n(&c->polling, 0, __ATOMIC_SEQ_CST);
 	t = rdtsc();
 	poll_cyc[c->index] += t - t0;
-	/* a waker that saw ->polling sent no IPI: look again */
-	if (!hit && cond(woken, arg))
+	/* an interrupt taken after the last look and before the CLI ended
+	 * the wait too (a HLT now would wait for the next one); and a waker
+	 * that saw ->polling sent no IPI: look again */
+	if (!hit && (__atomic_load_n(&c->irqs, __ATOMIC_RELAXED) != irqs ||
+		     cond(woken, arg)))
 		hit = 1;
 	if (hit)
 		haltpoll_exit(h, tsc_ns(t), 1);

@@ -215,15 +215,17 @@ class Matrix:
         """Knob config @name: an empty boot, then one boot per case;
         each case's @host_cpu line follows its output."""
         words = self.knob_check(f, name)
-        want = boot.QEMU_OK if name.startswith('knob-qemu-') else 0
+        qemu = name.startswith('knob-qemu-')
+        want = boot.QEMU_OK if qemu else 0
+        words = words if qemu else ''   # knob_cmd adds VARIANT's own
         base = self.boot(f, name, self.knob_cmd(name, words))
         last, wall = base, base.wall_ms
         for case in KNOB_CASES:
             if last.timed_out or last.status != want or not last.ready():
                 break
-            last = self.boot(f, name, self.knob_cmd(name, '%s bench=%s '
-                             'iters=%d threads=1' % (words, case,
-                                                     self.iters)))
+            last = self.boot(f, name, self.knob_cmd(name, (
+                '%s bench=%s iters=%d threads=1' % (words, case,
+                                                    self.iters)).strip()))
             wall += last.wall_ms
             r = last.find('bench', case=case)
             n = r.num('n') if r else None
