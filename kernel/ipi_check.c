@@ -3,9 +3,10 @@
  * check=ipi: every online CPU sends K fixed IPIs (ipi_k=K, default 100)
  * to every other one, K self-IPIs, and K all-excluding-self broadcasts,
  * and, where a paravirtual multicast is in use (pv_ipi.h), K multicasts
- * to the set of all others (lapic_send_mask), all CPUs at once; each counts what it receives, per sender.  Then the
- * BSP prints @ipi_check (docs/RECORDS.md) and fails the boot unless every
- * IPI arrived exactly once.
+ * to the set of all others (lapic_send_mask), all CPUs at once; each
+ * counts what it receives, per sender.  Then the BSP prints @ipi_check
+ * (docs/RECORDS.md) and fails the boot unless every IPI arrived exactly
+ * once.
  *
  * Why the counts can be exact: an APIC holds at most one pending
  * interrupt per vector, its IRR bit (SDM 11.8.4).  A second IPI with a

@@ -197,7 +197,7 @@ void kmain(uint32_t magic, uint32_t info)
 	calib_boot(&mbi);
 	pic_mask_all();		/* the 8259s masked: IOAPIC and LAPICs only */
 	ioapic_find(&mbi);	/* ioapic_init() on first use */
-	idle_init();		/* haltpoll=: after calibration, before the APs idle */
+	idle_init();		/* haltpoll=: needs calibration; before the APs */
 	smp_init(&mbi, loader_lo, loader_hi);
 	pv_ipi_init();
 

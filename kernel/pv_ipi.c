@@ -79,9 +79,9 @@ void pv_ipi_init(void)
 	if (kind != PV_IPI_NONE && want && !strcmp(want, "off"))
 		kind = PV_IPI_OFF;
 	if (kind != PV_IPI_NONE)
-		kprintf("pv_ipi: %s multicast IPIs%s\n",
-			kind == PV_IPI_KVM ? "KVM_HC_SEND_IPI" : "irqlab doorbell",
-			kind == PV_IPI_OFF ? " offered, off (pvipi=off)" : "");
+		kprintf("pv_ipi: %s multicast IPIs%s\n", kind == PV_IPI_KVM ?
+			"KVM_HC_SEND_IPI" : "irqlab doorbell", kind == PV_IPI_OFF ?
+			" offered, off (pvipi=off)" : "");
 }
 
 enum pv_ipi_kind pv_ipi_kind(void)
