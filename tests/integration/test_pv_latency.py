@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from harness import KERNEL, has, line, status
+from harness import KERNEL, guest, has, line, status
 
 pytestmark = pytest.mark.kvm('the nested rig is for test_vmm_boot')
 
@@ -132,3 +132,23 @@ def test_haltpoll_records(boot):
     rec = r.rec('bench', case='self_ipi')
     assert rec['haltpoll'] == 'off' and rec['poll_cyc_per_op'] == '0', \
         rec.line
+
+
+@pytest.mark.parametrize('pv', ['on', 'off'])
+def test_hostile_doorbell(boot, pv):
+    """pv-doorbell.S rings the doorbell with a bad address, a struct
+    across the end of RAM, a bad format twice, an empty set, an APIC ID
+    out of range and an illegal vector, then a good one: each refusal
+    counted, none delivered, the ESR's send-illegal-vector bit set, the
+    good one delivered once (status 33); without --pv-ipi every ring is a
+    bad access and the guest sees no ESR bit (status 35), and the VMM
+    goes on."""
+    elf = guest('pv-doorbell', 'tests/integration/pv-doorbell.S')
+    r = boot.vmm('pv-doorbell-' + pv, '--pv-ipi=' + pv, elf, timeout=60)
+    if pv == 'on':
+        status(r, 33)
+        line(r, r' pv-ipi doorbell: ok 1 bad-addr 2 bad-format 2 empty 1 '
+             r'out-of-range 1 illegal-vector 1', 'err')
+    else:
+        status(r, 35)
+        assert not r.grep('pv-ipi doorbell', 'err'), r.report()
