@@ -45,9 +45,17 @@ static uint32_t hv_base(const char *sig)
 	cpuid(1, 0, r);
 	if (!(r[2] & CPUID_1_ECX_HYPERVISOR))
 		return 0;
-	/* Linux's convention: a signature every 0x100 leaves */
+	/*
+	 * Linux's convention: a signature every 0x100 leaves.  Linux looks
+	 * at all 256; the ranges hypervisors fill are contiguous from
+	 * 0x40000000 (irqlab then KVM; Hyper-V then KVM), so this stops at
+	 * the first one with no leaves (EAX, its highest leaf, below it):
+	 * each CPUID is an exit, and one in KVM's emulator on kvm_pvm.
+	 */
 	for (b = CPUID_HV_FIRST; b <= CPUID_HV_LAST; b += 0x100) {
 		cpuid(b, 0, r);
+		if (r[0] < b)
+			break;
 		if (!memcmp(&r[1], sig, 4) && !memcmp(&r[2], sig + 4, 4) &&
 		    !memcmp(&r[3], sig + 8, 4) && r[0] > b)
 			return b;
