@@ -22,9 +22,11 @@ static const char *const known_keys[] = {
 	"calib_us",		/* calib_hw.c */
 	"check",		/* main.c */
 	"crash",		/* main.c */
+	"haltpoll",		/* idle.c */
 	"ipi_k",		/* ipi_check.c */
 	"iters",		/* guest-bench/cases/bench.c */
 	"nmi_rounds",		/* lapic_check_nmi.c */
+	"pvipi",		/* pv_ipi.c */
 	"rotate_ms",		/* guest-bench/cases/case_ioapic.c */
 	"threads",		/* guest-bench/cases/case_futex.c */
 };

@@ -117,6 +117,10 @@ void trap_dispatch(struct trap_frame *tf)
 	/* a fault an extable.h access expects: resume after it */
 	if (extable_fixup(tf))
 		return;
+	/* an interrupt, not an exception: it ends idle.c's poll */
+	if (tf->vector >= NR_EXCEPTIONS)
+		__atomic_store_n(&this_cpu()->irqs, this_cpu()->irqs + 1,
+				 __ATOMIC_RELAXED);
 	if (fn)
 		fn(tf);
 	else

@@ -21,6 +21,7 @@
 #include "kstring.h"
 #include "lapic.h"
 #include "printf.h"
+#include "pv_ipi.h"
 #include "smp.h"
 #include "x86.h"
 
@@ -310,6 +311,23 @@ void lapic_send_others(unsigned vector)
 void lapic_send_all(unsigned vector)
 {
 	icr_write(0, APIC_ICR_DEST_ALL | ICR_FIXED(vector));
+}
+
+/*
+ * A destination set: one paravirtual send when the hypervisor offers it
+ * (pv_ipi.h) and the set has more than one CPU, else an ICR write each.
+ */
+void lapic_send_mask(const uint64_t *mask, unsigned vector)
+{
+	unsigned i, n = 0;
+
+	for (i = 0; i < NR_CPUS; i++)
+		n += (mask[i / 64] >> (i % 64)) & 1;
+	if (n > 1 && !pv_ipi_send(mask, vector))
+		return;
+	for (i = 0; i < NR_CPUS; i++)
+		if ((mask[i / 64] >> (i % 64)) & 1)
+			lapic_send_ipi(cpus[i].apic_id, vector);
 }
 
 /*

@@ -46,6 +46,9 @@ void lapic_send_ipi(uint32_t apic_id, unsigned vector);
 void lapic_send_self(unsigned vector);
 void lapic_send_others(unsigned vector);	/* all excluding self */
 void lapic_send_all(unsigned vector);		/* all including self */
+/* The CPUs whose cpus[] index is set in @mask (NR_CPUS bits): a PV
+ * multicast when offered (pv_ipi.h), else an ICR write each */
+void lapic_send_mask(const uint64_t *mask, unsigned vector);
 
 /* INIT, and STARTUP at real-mode address @page << 12 (SDM 9.4.4.1). */
 void lapic_send_init(uint32_t apic_id);

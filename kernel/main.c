@@ -14,6 +14,7 @@
 #include "fwcfg.h"
 #include "gdt.h"
 #include "idt.h"
+#include "idle.h"
 #include "ioapic.h"
 #include "ioapic_check.h"
 #include "ipi_check.h"
@@ -25,6 +26,7 @@
 #include "pic.h"
 #include "printf.h"
 #include "pv.h"
+#include "pv_ipi.h"
 #include "kstring.h"
 #include "smp.h"
 #include "x86.h"
@@ -195,7 +197,9 @@ void kmain(uint32_t magic, uint32_t info)
 	calib_boot(&mbi);
 	pic_mask_all();		/* the 8259s masked: IOAPIC and LAPICs only */
 	ioapic_find(&mbi);	/* ioapic_init() on first use */
+	idle_init();		/* haltpoll=: needs calibration; before the APs */
 	smp_init(&mbi, loader_lo, loader_hi);
+	pv_ipi_init();
 
 	what = cmdline_get("crash");
 	if (what)

@@ -10,13 +10,15 @@
  * the run queue before it switched, but only its own CPU runs it, and
  * that CPU's sched_loop can take it only after the switch saved its RSP.
  *
- * Idle: sched_loop checks the queue with IF = 0 and waits with STI; HLT.
- * A reschedule IPI that comes after the check waits in IRR and ends the
- * HLT (STI delays interrupts by one instruction: SDM vol. 2B, STI).
+ * Idle: sched_loop checks the queue with IF = 0 and waits with STI; HLT
+ * (idle_wait, which may poll the queue first: idle.c).  A reschedule IPI
+ * that comes after the check waits in IRR and ends the HLT (STI delays
+ * interrupts by one instruction: SDM vol. 2B, STI).
  */
 #include <stddef.h>
 #include <stdint.h>
 
+#include "idle.h"
 #include "idt.h"
 #include "lapic.h"
 #include "sched.h"
@@ -80,7 +82,12 @@ void sched_wake(struct thread *t)
 	c->tail = t;
 	spin_unlock(&c->lock);
 	irq_restore(flags);
-	if (t->cpu != this_cpu()->index)
+	if (t->cpu == this_cpu()->index)
+		return;
+	/* a CPU polling in idle.c sees its queue: no IPI (idle.c says why
+	 * none is lost; the fence orders the enqueue before the load) */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (!idle_polling(t->cpu))
 		lapic_send_ipi(cpus[t->cpu].apic_id, SCHED_VEC_RESCHED);
 }
 
@@ -142,6 +149,14 @@ void sched_block(void)
 	sched_switch(&t->rsp, rq[t->cpu].sched_rsp);
 }
 
+/* idle.c's wake condition: something is queued */
+static int queued(void *arg)
+{
+	struct sched_cpu *c = arg;
+
+	return __atomic_load_n(&c->head, __ATOMIC_ACQUIRE) != NULL;
+}
+
 static struct thread *dequeue(struct sched_cpu *c)
 {
 	struct thread *t;
@@ -168,7 +183,7 @@ void sched_loop(int (*stop)(void))
 		if (!t) {
 			if (stop())
 				break;
-			asm volatile("sti; hlt" : : : "memory");
+			idle_wait(queued, c);
 			continue;
 		}
 		t->state = THREAD_RUNNING;

@@ -16,6 +16,7 @@
 #include "acpi_boot.h"
 #include "gdt.h"
 #include "hw/apic.h"
+#include "idle.h"
 #include "idt.h"
 #include "kstring.h"
 #include "lapic.h"
@@ -135,6 +136,14 @@ static void wake_handler(struct trap_frame *tf)
  * HLT runs (STI delays interrupts by one instruction, SDM vol. 2B, STI),
  * so the wake-up is never lost between the check and the HLT.
  */
+/* idle.c's wake condition: work was given */
+static int has_work(void *arg)
+{
+	struct cpu *c = arg;
+
+	return __atomic_load_n(&c->work, __ATOMIC_ACQUIRE) != NULL;
+}
+
 static void __attribute__((noreturn)) idle(struct cpu *c)
 {
 	void (*fn)(void);
@@ -147,7 +156,7 @@ static void __attribute__((noreturn)) idle(struct cpu *c)
 			fn();
 			continue;
 		}
-		asm volatile("sti; hlt" : : : "memory");
+		idle_wait(has_work, c);
 	}
 }
 

@@ -37,6 +37,8 @@ struct cpu {
 	void (*work)(void);	/* the idle loop runs it, then clears it */
 	uint32_t icr_hi;	/* lapic.c: ICR_HI last written (xAPIC) */
 	int fault_vector;	/* extable.h: the last fixed-up exception */
+	uint32_t irqs;		/* interrupts taken (idle.c's poll reads it) */
+	uint32_t polling;	/* idle.c: polling before HLT */
 };
 
 extern struct cpu cpus[NR_CPUS];

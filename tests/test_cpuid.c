@@ -136,3 +136,55 @@ Test(cpuid, maxphyaddr_from_leaf_80000008)
 	get(1)->edx |= 1u << 6;
 	cr_expect_eq(cpuid_maxphyaddr(c), 36, "PAE without the leaf: 36");
 }
+
+/* KVM's 0x40000000 signature and a 0x40000001 with @feat */
+static void kvm_leaves(uint32_t feat)
+{
+	struct kvm_cpuid_entry2 *h = get(CPUID_HV_BASE);
+
+	memcpy(&h->ebx, "KVMKVMKVM\0\0\0", 12);
+	c->entries[c->nent++] = (struct kvm_cpuid_entry2){
+		.function = CPUID_HV_BASE + 1, .eax = feat, .edx = 1 };
+}
+
+Test(cpuid, kvm_features_only_under_kvms_signature)
+{
+	cr_expect_eq(cpuid_kvm_features(c), 0, "no 0x40000001 leaf");
+	kvm_leaves(KVM_CPUID_FEATURE_PV_SEND_IPI | 1);
+	cr_expect_eq(cpuid_kvm_features(c), KVM_CPUID_FEATURE_PV_SEND_IPI | 1);
+	memcpy(&get(CPUID_HV_BASE)->ebx, "irql", 4);
+	cr_expect_eq(cpuid_kvm_features(c), 0, "another signature");
+}
+
+Test(cpuid, pv_leaves_irqlab_bits_replace_kvms)
+{
+	kvm_leaves(0xffff);
+	cr_assert_eq(cpuid_set_freq(c, MAX, CPUID_FREQ_ON, 2100000, 1000000000), 0);
+	cr_assert_eq(cpuid_set_pv(c, MAX, 1u << 1, 0), 0);
+	cr_expect_eq(get(CPUID_HV_BASE + 1)->eax, 1u << 1);
+	cr_expect_eq(get(CPUID_HV_BASE + 1)->edx, 0, "KVM's leftovers zeroed");
+	cr_expect_null(cpuid_find(c, CPUID_HV_KVM_BASE, 0),
+		       "no KVM leaves without KVM features");
+}
+
+Test(cpuid, pv_leaves_kvms_at_0x40000100)
+{
+	struct kvm_cpuid_entry2 *h;
+
+	cr_assert_eq(cpuid_set_freq(c, MAX, CPUID_FREQ_ON, 2100000, 1000000000), 0);
+	cr_assert_eq(cpuid_set_pv(c, MAX, 0, KVM_CPUID_FEATURE_PV_SEND_IPI), 0);
+	cr_expect_eq(get(CPUID_HV_BASE + 1)->eax, 0);
+	h = get(CPUID_HV_KVM_BASE);
+	cr_expect_eq(h->eax, CPUID_HV_KVM_BASE + 1, "max leaf of KVM's range");
+	cr_expect_eq(memcmp(&h->ebx, "KVMKVMKVM\0\0\0", 12), 0);
+	cr_expect_eq(get(CPUID_HV_KVM_BASE + 1)->eax,
+		     KVM_CPUID_FEATURE_PV_SEND_IPI);
+	cr_expect_eq(memcmp(&get(CPUID_HV_BASE)->ebx, "irqlabirqlab", 12), 0,
+		     "irqlab's signature stays first");
+}
+
+Test(cpuid, pv_leaves_no_room)
+{
+	c->nent = MAX;
+	cr_expect_eq(cpuid_set_pv(c, MAX, 0, KVM_CPUID_FEATURE_PV_SEND_IPI), -1);
+}

@@ -124,7 +124,7 @@ static void pv_setup(void)
 {
 	cr_assert_eq(mem_init(&mem, 1 << 20), 0);
 	pv = (struct pvport){ &mem, pv_print, pv_off, pv_set_phase, pv_snap,
-			      NULL, 0 };
+			      NULL, 0, NULL };
 	pv_n = 0;
 	memset(pv_out, 0, sizeof(pv_out));
 }

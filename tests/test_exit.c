@@ -134,6 +134,22 @@ Test(exit, protocol_exits_are_kept_apart)
 	cr_assert_eq(s->counter[IRQLAB_CNT_RTE_WRITES], 0, "no IOAPIC here");
 }
 
+Test(exit, pv_doorbell_exits_are_work_not_protocol)
+{
+	/* --pv-ipi=off here: the doorbell is a bad access, but its exit is
+	 * the guest's work all the same: total, pio and apic_send */
+	pio(&vcpus[0], KVM_EXIT_IO_OUT, IRQLAB_PORT_PV_IPI, 4, 1, 0x1000);
+	cr_assert_eq(cls(IRQLAB_CNT_TOTAL), 1);
+	cr_assert_eq(cls(IRQLAB_CNT_PIO), 1);
+	cr_assert_eq(cls(IRQLAB_CNT_APIC_SEND), 1);
+	cr_assert_eq(cls(IRQLAB_CNT_PROTOCOL), 0);
+	cr_assert_eq(vm.pv.bad_accesses, 1, "no doorbell without --pv-ipi");
+	pio(&vcpus[0], KVM_EXIT_IO_IN, IRQLAB_PORT_PV_IPI, 4, 1, 0);
+	cr_assert_eq(pio_data(4), 0xffffffff, "write-only");
+	cr_assert_eq(cls(IRQLAB_CNT_APIC_SEND), 1, "a read sends nothing");
+	cr_assert_eq(cls(IRQLAB_CNT_TOTAL), 2);
+}
+
 /* the IOAPIC's counters, VM-wide, appended after the exit classes */
 static void no_tmr(void *ctx, unsigned cpu, const uint32_t *tmr)
 {

@@ -48,6 +48,10 @@ static void usage(FILE *f)
 "                          wake-up, in a window that adapts up to US\n"
 "                          microseconds (0-10000, default 0: off), as\n"
 "                          KVM's halt_poll_ns (200 on x86) does\n"
+"      --pv-ipi on|off     paravirtual multicast IPIs, advertised in CPUID\n"
+"                          (default off): user irqchip, irqlab's doorbell\n"
+"                          (0x40000001 EAX bit 1); kernel and split, KVM's\n"
+"                          KVM_HC_SEND_IPI (0x40000101 EAX bit 11)\n"
 "      --cpuid-freq WHICH  the TSC and APIC timer rates in CPUID: on (leaves\n"
 "                          0x15, 0x16, 0x40000010; default), off (zeroed, as\n"
 "                          Hyper-V does), 16 (0x16 only), hv (0x40000010)\n"
@@ -119,6 +123,7 @@ enum {
 	OPT_TRACE,
 	OPT_IOAPIC,
 	OPT_CPUID_FREQ,
+	OPT_PV_IPI,
 	OPT_TIMEOUT,
 	OPT_NO_SECCOMP,
 };
@@ -138,6 +143,7 @@ static const struct option options[] = {
 	{ "trace", required_argument, NULL, OPT_TRACE },
 	{ "ioapic", required_argument, NULL, OPT_IOAPIC },
 	{ "cpuid-freq", required_argument, NULL, OPT_CPUID_FREQ },
+	{ "pv-ipi", required_argument, NULL, OPT_PV_IPI },
 	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 	{ "no-seccomp", no_argument, NULL, OPT_NO_SECCOMP },
 	{ "stats", no_argument, NULL, OPT_STATS },
@@ -263,6 +269,15 @@ void cli_parse(int argc, char **argv, struct vmm_config *cfg)
 			if (cpuid_freq_parse(optarg, &cfg->cpuid_freq))
 				bad_usage("--cpuid-freq must be on, off, 16 or hv, "
 					  "not '%s'", optarg);
+			break;
+		case OPT_PV_IPI:
+			if (!strcmp(optarg, "on"))
+				cfg->pv_ipi = true;
+			else if (!strcmp(optarg, "off"))
+				cfg->pv_ipi = false;
+			else
+				bad_usage("--pv-ipi must be on or off, not '%s'",
+					  optarg);
 			break;
 		case OPT_TRACE:
 			cfg->trace |= parse_trace(optarg);

@@ -231,6 +231,14 @@ static void report(struct vm *vm)
 			" polled HLTs woken while spinning\n",
 			vm->cfg->halt_poll_us, hits, polls);
 	}
+	if (vm->cfg->stats && vm->cfg->pv_ipi &&
+	    vm->cfg->irqchip == IRQCHIP_USER) {
+		fprintf(stderr, " pv-ipi doorbell:");
+		for (i = 0; i < PVIPI_NR_STATUS; i++)
+			fprintf(stderr, " %s %" PRIu64, pvipi_status_name(i),
+				vm->pv_ipi_status[i]);
+		fputc('\n', stderr);
+	}
 	if (json) {
 		stats_print_json(json, &r);
 		if (fclose(json))

@@ -19,6 +19,7 @@
 #include "dev/debugdev.h"
 #include "dev/fw_cfg.h"
 #include "dev/pmtimer.h"
+#include "dev/pvipi.h"
 #include "dev/pvport.h"
 #include "dev/testdev.h"
 #include "dev/uart.h"
@@ -57,6 +58,7 @@ struct vmm_config {
 	int x2apic;		/* CPUID x2APIC bit: -1 auto, 0 off, 1 on */
 	bool hlt_in_guest;	/* KVM_X86_DISABLE_EXITS_HLT */
 	unsigned halt_poll_us;	/* --halt-poll: spin before a HLT sleep */
+	bool pv_ipi;		/* --pv-ipi: the doorbell, or KVM's hypercall */
 	unsigned apic_mhz;	/* APIC timer input clock, --apic-mhz */
 	unsigned trace;		/* TRACE_* */
 	enum ioapic_policy ioapic_policy;	/* --ioapic */
@@ -130,6 +132,7 @@ struct vm {
 	unsigned phys_bits;	/* MAXPHYADDR of the guest's CPUID */
 	unsigned smi_warned;
 	uint32_t rendezvous;	/* --ioapic=naive: vCPUs must stay out */
+	uint64_t pv_ipi_status[PVIPI_NR_STATUS];	/* doorbell rings */
 
 	/* --irqchip=user and split: the ISA side (irqchip/isa.c) */
 	pthread_mutex_t isa_lock;	/* PIT, IOAPIC, PIC; before apic_lock */

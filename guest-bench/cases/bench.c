@@ -9,9 +9,11 @@
 #include "calib_hw.h"
 #include "cmdline.h"
 #include "kstring.h"
+#include "idle.h"
 #include "lapic.h"
 #include "printf.h"
 #include "pv.h"
+#include "pv_ipi.h"
 #include "smp.h"
 #include "x86.h"
 
@@ -27,6 +29,7 @@ static const struct bench_case cases[] = {
 	{ "self_ipi", case_self_ipi },
 	{ "broadcast.shorthand", case_broadcast_shorthand },
 	{ "broadcast.unicast", case_broadcast_unicast },
+	{ "broadcast.multicast", case_broadcast_multicast },
 	{ "exit_cost.cpuid", case_exit_cpuid },
 	{ "exit_cost.pio", case_exit_pio },
 	{ "exit_cost.apic_read", case_exit_apic_read },
@@ -54,10 +57,12 @@ uint64_t *bench_buf(unsigned which)
 void bench_exits_begin(struct bench_exits *e)
 {
 	e->valid = !pv_snapshot(&e->before);
+	e->poll_before = idle_poll_cycles();
 }
 
 void bench_exits_end(struct bench_exits *e)
 {
+	e->poll_after = idle_poll_cycles();
 	if (e->valid)
 		e->valid = !pv_snapshot(&e->after);
 }
@@ -73,6 +78,7 @@ void bench_exits_add(struct bench_exits *sum, const struct bench_exits *one)
 {
 	unsigned i;
 
+	sum->poll_after += one->poll_after - one->poll_before;
 	if (!one->valid || one->before.count < IRQLAB_NR_COUNTERS ||
 	    one->after.count < IRQLAB_NR_COUNTERS) {
 		sum->valid = 0;
@@ -233,7 +239,7 @@ void bench_report_more(const char *name, uint64_t *s, unsigned n,
 		       const char *more)
 {
 	static const unsigned ps[] = { 50, 90, 99 };
-	uint64_t v[6], sum = 0, khz = calib_tsc_khz();
+	uint64_t v[6], sum = 0, khz = calib_tsc_khz(), ops;
 	char line[640];
 	unsigned i;
 	int len;
@@ -263,9 +269,15 @@ void bench_report_more(const char *name, uint64_t *s, unsigned n,
 				 "mean_ns=%lu", v[0], v[1], v[2], v[3], v[4],
 				 v[5]);
 	}
+	ops = (uint64_t)n * (ops_per_sample ? ops_per_sample : 1);
 	if (e && e->valid)
-		len += print_exits(line + len, sizeof(line) - len, e,
-				   (uint64_t)n * (ops_per_sample ? ops_per_sample : 1));
+		len += print_exits(line + len, sizeof(line) - len, e, ops);
+	len += ksnprintf(line + len, sizeof(line) - len, " pv_ipi=%s "
+			 "haltpoll=%s", pv_ipi_name(), idle_haltpoll_name());
+	if (e)
+		len += ksnprintf(line + len, sizeof(line) - len,
+				 " poll_cyc_per_op=%lu",
+				 (e->poll_after - e->poll_before) / ops);
 	if (more)
 		len += ksnprintf(line + len, sizeof(line) - len, " %s", more);
 	kprintf("%s\n", line);

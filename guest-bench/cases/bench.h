@@ -40,6 +40,7 @@
 struct bench_exits {
 	int valid;
 	struct irqlab_snapshot before, after;
+	uint64_t poll_before, poll_after;	/* idle_poll_cycles() */
 };
 
 /* Run the cases the command line names; no-op without bench=. */
@@ -102,6 +103,7 @@ void case_ipi_wake(void);
 void case_self_ipi(void);
 void case_broadcast_shorthand(void);
 void case_broadcast_unicast(void);
+void case_broadcast_multicast(void);
 void case_exit_cpuid(void);
 void case_exit_pio(void);
 void case_exit_apic_read(void);

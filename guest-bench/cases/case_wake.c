@@ -12,6 +12,7 @@
 
 #include "bench.h"
 #include "calib_hw.h"
+#include "idle.h"
 #include "idt.h"
 #include "lapic.h"
 #include "printf.h"
@@ -48,8 +49,9 @@ static void target(void)
 	while (!bench_ap_stopping()) {
 		cli();
 		__atomic_fetch_add(&idles, 1, __ATOMIC_RELEASE);
-		/* the interrupt comes only once HLT runs (STI shadow) */
-		asm volatile("sti; hlt" : : : "memory");
+		/* the interrupt comes only once HLT runs (STI shadow), or
+		 * during idle.c's poll with haltpoll= */
+		idle_wait(NULL, NULL);
 	}
 	bench_ap_leave();
 }

@@ -26,6 +26,31 @@ CONFIGS = ['vmm-%s-%s-%s' % (chip, apic, hlt)
            for apic in ('x2apic', 'xapic') for hlt in ('exit', 'guest')]
 CONFIGS += ['vmm-user-x2apic-poll', 'qemu-kvm-on', 'qemu-kvm-split',
             'qemu-tcg', 'native']
+# The latency knobs (docs/BENCHMARKS.md "Latency knobs"): each config
+# boots once per case of KNOB_CASES, on KNOB_CPUS vCPUs, and once with
+# no case, so that each case gets the host CPU time of its boot minus
+# the empty boot's, per sample (host_cpu_us_per_op).  VARIANT: vmm
+# options, kernel command-line words.
+KNOB_CASES = ('ipi_wake', 'ipi_pingpong', 'futex_wake', 'broadcast.unicast',
+              'broadcast.multicast')
+KNOB_CPUS = 3
+# at most this many samples a case in a knob boot: 16 configs x 6 boots
+# would take hours at iters=1000 where a broadcast takes 50 ms (loaded
+# kvm_pvm host)
+KNOB_ITERS_MAX = 200
+KNOB_VARIANTS = {
+    'base': ([], ''),
+    'pvipi': (['--pv-ipi=on'], ''),
+    'hp200k': ([], 'haltpoll=200000'),
+    'hpadapt': ([], 'haltpoll=adaptive'),
+    'hp200k-hpoll': (['--halt-poll', str(200)], 'haltpoll=200000'),
+    'all': (['--pv-ipi=on', '--halt-poll', str(200)], 'haltpoll=adaptive'),
+}
+KNOBS = ['knob-user-' + v for v in KNOB_VARIANTS]
+KNOBS += ['knob-%s-%s' % (chip, v) for chip in ('split', 'kernel')
+          for v in ('base', 'pvipi', 'hp200k', 'hpadapt')]
+KNOBS += ['knob-qemu-kvm-pvipi', 'knob-qemu-kvm-pvipi-hpadapt']
+CONFIGS += KNOBS
 # QEMU/KVM configs: -machine, and the flags the runner adds to the model
 QEMU_KVM = {'qemu-kvm-on': 'pc,kernel_irqchip=on',
             'qemu-kvm-split': 'pc,kernel_irqchip=split'}
@@ -150,10 +175,79 @@ class Matrix:
         res.wall_ms += p.wall_ms        # the row's time: both
         return res, 0
 
+    def knob_cmd(self, name, append):
+        """The command of knob config @name with the kernel's @append."""
+        if name.startswith('knob-qemu-'):
+            cpu = self.probe_cpu().used + ',kvm-pv-ipi=on'
+            return boot.qemu_cmd(append, accel='kvm', machine=QEMU_KVM[
+                'qemu-kvm-on'], cpu=cpu, smp=KNOB_CPUS, qemu=self.qemu_bin)
+        _, chip, variant = name.split('-', 2)
+        args, words = KNOB_VARIANTS[variant]
+        return boot.vmm_cmd(' '.join(w for w in (append, words) if w),
+                            cpus=KNOB_CPUS, irqchip=chip, args=args)
+
+    def knob_check(self, f, name):
+        """The header of knob config @name, or Unrunnable."""
+        qemu = name.startswith('knob-qemu-')
+        words = 'haltpoll=adaptive' if name.endswith('hpadapt') else ''
+        if not qemu:
+            words = KNOB_VARIANTS[name.split('-', 2)[2]][1]
+        self.header(f, name, 'kind=%s irqchip=%s apic=x2apic hlt=exit '
+                    'cpus=%d knobs=%s knob_iters=%d' % (
+                        'qemu-kvm' if qemu else 'irqlab-vmm',
+                        'kernel' if qemu else name.split('-')[1],
+                        KNOB_CPUS, (name.split('-', 2)[2] +
+                                    (',' + words if words else '')),
+                        min(self.iters, KNOB_ITERS_MAX)))
+        if not boot.kvm_usable():
+            raise Unrunnable('no-kvm', 'no usable /dev/kvm')
+        if qemu:
+            if not boot.have(self.qemu_bin):
+                raise Unrunnable('no-qemu', '%s is not installed' %
+                                 self.qemu_bin)
+            if boot.kvm_hypercalls_loop():
+                raise Unrunnable('kvm-pvm-hypercall', '/dev/kvm is '
+                                 'kvm_pvm, whose emulator never completes '
+                                 'the guest\'s KVM_HC_SEND_IPI: the boot '
+                                 'would hang (docs/LAPIC.md)')
+            cpu = self.probe_cpu()
+            if cpu.skip:
+                raise Unrunnable(cpu.skip, cpu.why,
+                                 failed=cpu.skip == 'probe-failed')
+        return words
+
+    def knob(self, f, name):
+        """Knob config @name: an empty boot, then one boot per case;
+        each case's @host_cpu line follows its output."""
+        words = self.knob_check(f, name)
+        qemu = name.startswith('knob-qemu-')
+        want = boot.QEMU_OK if qemu else 0
+        words = words if qemu else ''   # knob_cmd adds VARIANT's own
+        base = self.boot(f, name, self.knob_cmd(name, words))
+        last, wall = base, base.wall_ms
+        for case in KNOB_CASES:
+            if last.timed_out or last.status != want or not last.ready():
+                break
+            last = self.boot(f, name, self.knob_cmd(name, (
+                '%s bench=%s iters=%d threads=1' % (
+                    words, case, min(self.iters, KNOB_ITERS_MAX))).strip()))
+            wall += last.wall_ms
+            r = last.find('bench', case=case)
+            n = r.num('n') if r else None
+            if n and last.cpu_ms is not None and base.cpu_ms is not None:
+                f.write('@host_cpu case=%s cpu_ms=%.1f base_ms=%.1f n=%d '
+                        'per_op_us=%.1f\n' % (case, last.cpu_ms,
+                                               base.cpu_ms, n,
+                                               (last.cpu_ms - base.cpu_ms)
+                                               * 1e3 / n))
+        last.wall_ms = wall
+        return last, want
+
     def run_one(self, name):
         """One boot of config @name into raw/NAME.out: 'ok', 'failed' or
         'skipped'."""
         kind = ('native' if name == 'native' else
+                'knob' if name.startswith('knob-') else
                 'qemu' if name.startswith('qemu-') else 'vmm')
         with open(self.path(name, '.out'), 'w') as f:
             try:

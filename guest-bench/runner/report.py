@@ -3,7 +3,8 @@
 of a config merged, and results.json.
 
 A config file (guest-bench/run writes them in DIR/raw/) is a header
-`@config name=... kind=...`, the guest's lines, and a trailer
+`@config name=... kind=...`, the guest's lines (a knob config's boots,
+one after the other, each case's followed by `@host_cpu`), and a trailer
 `@config_end status=ok|failed|skipped rc=N wall_ms=N [reason=...]`
 (docs/BENCHMARKS.md "Host runner").  A file that is missing or
 malformed is not an error of the tool: it becomes a failed config, its
@@ -94,6 +95,14 @@ class Config:
                 k.rec = r
             elif k:
                 k.skipped, k.reason = True, r.get('reason', 'none-given')
+        elif r.name == 'host_cpu':
+            # the knob configs' (matrix.py): into its case's record
+            k = self.cases.get(r.get('case'))
+            if k and k.rec is not None and 'per_op_us' in r:
+                k.rec['host_cpu_us_per_op'] = r['per_op_us']
+            else:
+                self.problem_at(n, '@host_cpu without its @bench',
+                                r.get('case'))
         elif r.name in ('tsc_sync', 'calib'):
             setattr(self, r.name, r)
         elif r.name == 'native_futex':

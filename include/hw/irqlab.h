@@ -21,11 +21,40 @@
 #define IRQLAB_PORT_SNAPSHOT	0x0ed0	/* out: guest-physical address of a
 					 * struct irqlab_snapshot to fill */
 #define IRQLAB_PORT_POWEROFF	0x0ed4	/* out: exit status of irqlab-vmm */
-#define IRQLAB_PORT_LEN		0x18
+/*
+ * The paravirtual devices: their exits are ordinary work, counted in the
+ * exit classes (not in IRQLAB_CNT_PROTOCOL).  Each is there only when
+ * CPUID 0x40000001 EAX has its IRQLAB_FEATURE_* bit.
+ */
+#define IRQLAB_PORT_PV_FIRST	0x0ed8
+#define IRQLAB_PORT_PV_EOI	0x0ed8	/* reserved for PV EOI */
+#define IRQLAB_PORT_PV_IPI	0x0edc	/* out: guest-physical address of a
+					 * struct irqlab_pv_ipi to send */
+#define IRQLAB_PORT_LEN		0x20
 
 #define IRQLAB_SIGNATURE	0x4c515249u	/* "IRQL" in little endian */
 #define IRQLAB_VERSION		1
 #define IRQLAB_CONSOLE_MAX	4096
+
+/* CPUID 0x40000001 EAX: irqlab's paravirtual features */
+#define IRQLAB_CPUID_FEATURES	0x40000001u
+#define IRQLAB_FEATURE_PV_EOI	(1u << 0)
+#define IRQLAB_FEATURE_PV_IPI	(1u << 1)
+
+/*
+ * The PV IPI doorbell: one outl(IRQLAB_PORT_PV_IPI, gpa) sends @icr's
+ * vector to every APIC ID whose bit is set in @dest (bit n: APIC ID n),
+ * as that many physical-destination ICR writes would, in one exit.
+ * @icr holds ICR bits 10:0: the vector (7:0) and the delivery mode
+ * (10:8): fixed (000b) or NMI (100b).  The struct must lie in RAM in one
+ * piece; @reserved must be 0.  docs/PROTOCOL.md has the rules.
+ */
+#define IRQLAB_PV_IPI_MAX_IDS	256
+struct irqlab_pv_ipi {
+	uint32_t icr;
+	uint32_t reserved;
+	uint64_t dest[IRQLAB_PV_IPI_MAX_IDS / 64];
+};
 
 /* Guest phases: exits are counted per phase as well as in total. */
 enum irqlab_phase {

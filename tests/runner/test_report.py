@@ -282,3 +282,25 @@ def test_update_doc(tmp_path):
     with pytest.raises(ValueError):
         markdown.update_doc(str(doc), 'new\n')
     assert doc.read_text() == 'no markers\n'
+
+
+def test_knob_config_host_cpu_per_op(read):
+    """A knob config's boots in one file: each case's @host_cpu goes
+    into its record; one without its @bench is a problem."""
+    c = read('@config name=knob-user-pvipi kind=irqlab-vmm irqchip=user '
+             'apic=x2apic hlt=exit cpus=3 knobs=pvipi iters=20\n'
+             '@ready tsc=1\n'
+             '@bench case=ipi_wake cpus=3 apic=x2apic n=20 p50_ns=10\n'
+             '@host_cpu case=ipi_wake cpu_ms=300.0 base_ms=100.0 n=20 '
+             'per_op_us=10000.0\n'
+             '@ready tsc=2\n'
+             '@bench_skip case=futex_wake reason=tsc-skew\n'
+             '@host_cpu case=futex_wake cpu_ms=1 base_ms=1 n=1 '
+             'per_op_us=0.0\n'
+             '@config_end status=ok rc=0 wall_ms=5\n')
+    assert c.status == 'ok'
+    assert c.case('ipi_wake').rec.number('host_cpu_us_per_op') == 10000.0
+    assert len(c.errors) == 1
+    assert '@host_cpu without its @bench' in c.errors[0]
+    m = report.merge([c, c])[0]
+    assert m.case('ipi_wake').rec.number('host_cpu_us_per_op') == 10000.0

@@ -143,3 +143,25 @@ void apic_route(struct lapic *const *cpus, unsigned n, int src,
 	if (ipi->delivery == APIC_ICR_DM_LOWEST)
 		lowest_priority(cpus, n, mask);
 }
+
+/*
+ * The PV IPI doorbell's set (dev/pvipi.h): each APIC ID of @ids (a bit
+ * per ID, @nr_ids of them) as a fixed or NMI IPI with that physical
+ * destination (SDM 11.6.2.1): the CPUs whose APIC ID, in their own mode,
+ * is in the set.  No broadcast ID: a bit is one APIC.
+ */
+void apic_route_set(struct lapic *const *cpus, unsigned n, const uint64_t *ids,
+		    unsigned nr_ids, uint64_t *mask)
+{
+	uint32_t id;
+	unsigned i;
+
+	memset(mask, 0, (n + 63) / 64 * sizeof(*mask));
+	for (i = 0; i < n; i++) {
+		if (!lapic_hw_enabled(cpus[i]))
+			continue;
+		id = lapic_id(cpus[i]);
+		if (id < nr_ids && mask_test(ids, id))
+			mask_set(mask, i);
+	}
+}

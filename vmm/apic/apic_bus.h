@@ -22,5 +22,11 @@ bool lapic_match_dest(const struct lapic *l, uint32_t dest, bool logical);
  */
 void apic_route(struct lapic *const *cpus, unsigned n, int src,
 		const struct lapic_ipi *ipi, uint64_t *mask);
+/*
+ * The CPUs whose physical APIC ID is set in @ids (@nr_ids bits): the
+ * targets of the PV IPI doorbell, into @mask as above.
+ */
+void apic_route_set(struct lapic *const *cpus, unsigned n, const uint64_t *ids,
+		    unsigned nr_ids, uint64_t *mask);
 
 #endif

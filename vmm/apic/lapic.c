@@ -217,6 +217,11 @@ void lapic_error(struct lapic *l, uint32_t esr_bits)
 		lapic_local_deliver(l, LVT_ERROR);
 }
 
+void lapic_send_illegal(struct lapic *l)
+{
+	lapic_error(l, APIC_ESR_SEND_ILLEGAL);
+}
+
 /* SDM 11.5.1: a local source fires through its LVT entry.  The timer and
  * error LVTs have no delivery-mode field: their interrupts are fixed. */
 void lapic_local_deliver(struct lapic *l, unsigned lvt)

@@ -142,6 +142,9 @@ void lapic_set_cr8(struct lapic *l, uint64_t cr8);
 uint8_t lapic_ppr(const struct lapic *l);
 uint8_t lapic_apr(const struct lapic *l);
 uint32_t lapic_tmr_word(const struct lapic *l, unsigned i);
+/* SDM 11.5.3: a send with an illegal vector (ESR bit 5), as an ICR write
+ * with a fixed vector below 16 makes; for the PV IPI doorbell */
+void lapic_send_illegal(struct lapic *l);
 /* The host timer armed through ops->timer_arm fired. */
 void lapic_timer_expired(struct lapic *l);
 

@@ -78,7 +78,6 @@ void pvport_write(void *opaque, uint64_t off, unsigned size, uint64_t val,
 {
 	struct pvport *pv = opaque;
 
-	(void)cpu;
 	if (size != 4) {
 		__atomic_add_fetch(&pv->bad_accesses, 1, __ATOMIC_RELAXED);
 		return;
@@ -98,6 +97,12 @@ void pvport_write(void *opaque, uint64_t off, unsigned size, uint64_t val,
 		break;
 	case REG(IRQLAB_PORT_POWEROFF):
 		pv->poweroff(pv->ctx, (int)(val & 0xff));
+		break;
+	case REG(IRQLAB_PORT_PV_IPI):
+		if (pv->pv_ipi)
+			pv->pv_ipi(pv->ctx, cpu, val);
+		else
+			__atomic_add_fetch(&pv->bad_accesses, 1, __ATOMIC_RELAXED);
 		break;
 	default:
 		__atomic_add_fetch(&pv->bad_accesses, 1, __ATOMIC_RELAXED);

@@ -16,7 +16,10 @@ struct pvport {
 	void (*set_phase)(void *ctx, unsigned phase);
 	void (*snapshot)(void *ctx, struct irqlab_snapshot *snap);
 	void *ctx;
-	uint64_t bad_accesses;	/* wrong size, bad address, bad phase */
+	uint64_t bad_accesses;	/* wrong size, bad address, bad phase,
+				 * a doorbell that is not there */
+	/* IRQLAB_PORT_PV_IPI from vCPU @cpu; NULL: no doorbell (--pv-ipi) */
+	void (*pv_ipi)(void *ctx, int cpu, uint64_t gpa);
 };
 
 uint64_t pvport_read(void *opaque, uint64_t off, unsigned size, int cpu);

@@ -14,10 +14,10 @@
 #include "util.h"
 #include "vm.h"
 
+/* the PV devices' ports from IRQLAB_PORT_PV_FIRST on are ordinary work */
 static bool exit_is_protocol_port(uint16_t port)
 {
-	return port >= IRQLAB_PORT_BASE &&
-	       port < IRQLAB_PORT_BASE + IRQLAB_PORT_LEN;
+	return port >= IRQLAB_PORT_BASE && port < IRQLAB_PORT_PV_FIRST;
 }
 
 static unsigned current_phase(struct vcpu *v)
@@ -42,11 +42,18 @@ static void exit_io(struct vcpu *v)
 	bool out = run->io.direction == KVM_EXIT_IO_OUT;
 	static const int cls_pio[] = { IRQLAB_CNT_TOTAL, IRQLAB_CNT_PIO, -1 };
 	static const int cls_proto[] = { IRQLAB_CNT_PROTOCOL, -1 };
+	/* the PV IPI doorbell is a send, as an ICR write */
+	static const int cls_pv_ipi[] = { IRQLAB_CNT_TOTAL, IRQLAB_CNT_PIO,
+					  IRQLAB_CNT_APIC_SEND, -1 };
 	uint64_t val;
 
 	/* the protocol's own exits are kept out of every other class */
-	count(v, KVM_EXIT_IO, exit_is_protocol_port(run->io.port) ?
-	      cls_proto : cls_pio);
+	if (exit_is_protocol_port(run->io.port))
+		count(v, KVM_EXIT_IO, cls_proto);
+	else if (run->io.port == IRQLAB_PORT_PV_IPI && out)
+		count(v, KVM_EXIT_IO, cls_pv_ipi);
+	else
+		count(v, KVM_EXIT_IO, cls_pio);
 	stats_table_inc(&v->stats.port, run->io.port, out ? STATS_WR : STATS_RD);
 
 	if (size != 1 && size != 2 && size != 4)

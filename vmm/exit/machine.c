@@ -57,6 +57,14 @@ static void machine_snapshot(void *ctx, struct irqlab_snapshot *snap)
 	snap->counter[IRQLAB_CNT_REMOTE_TMR_UPDATES] = io.remote_tmr_updates;
 }
 
+static void machine_pv_ipi(void *ctx, int cpu, uint64_t gpa)
+{
+	struct vm *vm = ctx;
+
+	if (cpu >= 0 && (unsigned)cpu < vm->nr_vcpus)
+		irq_pv_ipi(&vm->vcpus[cpu], gpa);
+}
+
 static uint64_t machine_now(void *ctx)
 {
 	(void)ctx;
@@ -97,6 +105,9 @@ void machine_init(struct vm *vm)
 		.poweroff = machine_poweroff, .set_phase = machine_set_phase,
 		.snapshot = machine_snapshot, .ctx = vm,
 	};
+	/* the doorbell is --irqchip=user's: with KVM's LAPIC, its hypercall */
+	if (vm->cfg->pv_ipi && vm->cfg->irqchip == IRQCHIP_USER)
+		vm->pv.pv_ipi = machine_pv_ipi;
 
 	machine_add(&vm->pio, &(struct bus_dev){ "com1", PORT_COM1, 8,
 		&vm->com1, uart_bus_read, uart_bus_write });

@@ -17,6 +17,7 @@
 #include <x86intrin.h>
 
 #include "apic/apic_bus.h"
+#include "dev/pvipi.h"
 #include "exit/machine.h"
 #include "extint.h"
 #include "hw/apic.h"
@@ -189,6 +190,41 @@ static void ops_send_ipi(void *ctx, int cpu, const struct lapic_ipi *ipi)
 	for (i = 0; i < vm->nr_vcpus; i++)
 		if (mask[i / 64] & (1ull << (i % 64)))
 			irq_deliver(vm, &vm->vcpus[i], cpu, ipi);
+}
+
+/*
+ * The PV IPI doorbell (dev/pvipi.h): one exit, a destination set, each
+ * target posted and notified as an ICR write's would be.  A request the
+ * decoder refuses sends nothing and is counted by its status; an illegal
+ * vector also sets the sender's ESR bit 5, as the ICR write would.
+ */
+void irq_pv_ipi(struct vcpu *v, uint64_t gpa)
+{
+	struct vm *vm = v->vm;
+	struct lapic_ipi ipi = { .assert = true,
+				 .shorthand = APIC_ICR_DEST_FIELD };
+	uint64_t mask[VMM_MAX_CPUS / 64];
+	struct pvipi_req req;
+	enum pvipi_status st;
+	unsigned i;
+
+	st = pvipi_decode(&vm->mem, gpa, vm->nr_vcpus, &req);
+	__atomic_add_fetch(&vm->pv_ipi_status[st], 1, __ATOMIC_RELAXED);
+	if (st != PVIPI_OK && st != PVIPI_ILLEGAL_VECTOR)
+		return;
+	ipi.vector = req.vector;
+	ipi.delivery = req.delivery;
+	pthread_mutex_lock(&vm->apic_lock);
+	if (st == PVIPI_ILLEGAL_VECTOR) {
+		lapic_send_illegal(&v->irq.lapic);
+	} else {
+		apic_route_set(vm->lapics, vm->nr_vcpus, req.dest,
+			       IRQLAB_PV_IPI_MAX_IDS, mask);
+		for (i = 0; i < vm->nr_vcpus; i++)
+			if (mask[i / 64] & (1ull << (i % 64)))
+				irq_deliver(vm, &vm->vcpus[i], v->id, &ipi);
+	}
+	pthread_mutex_unlock(&vm->apic_lock);
 }
 
 /* EOI of a level-triggered vector, under apic_lock: queued for the IOAPIC

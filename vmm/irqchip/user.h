@@ -94,6 +94,8 @@ bool irq_enter_guest(struct vcpu *v);
 void irq_leave_guest(struct vcpu *v);
 /* wake a sleeping vCPU (stop, teardown) */
 void irq_wake(struct vcpu *v);
+/* the PV IPI doorbell written by @v with the struct at @gpa */
+void irq_pv_ipi(struct vcpu *v, uint64_t gpa);
 /* a message from outside any vCPU (the IOAPIC) for @t */
 void irq_post(struct vcpu *t, const struct lapic_ipi *msg);
 /* --ioapic=naive: wait while a rendezvous holds the vCPUs out */

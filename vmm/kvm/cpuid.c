@@ -151,3 +151,41 @@ int cpuid_set_freq(struct kvm_cpuid2 *c, unsigned max, enum cpuid_freq mode,
 	}
 	return 0;
 }
+
+uint32_t cpuid_kvm_features(struct kvm_cpuid2 *c)
+{
+	struct kvm_cpuid_entry2 *h = cpuid_find(c, CPUID_HV_BASE, 0);
+	struct kvm_cpuid_entry2 *f = cpuid_find(c, CPUID_HV_BASE + 1, 0);
+	char sig[12];
+
+	if (!h || !f || h->eax < CPUID_HV_BASE + 1)
+		return 0;
+	memcpy(sig, &h->ebx, 4);
+	memcpy(sig + 4, &h->ecx, 4);
+	memcpy(sig + 8, &h->edx, 4);
+	return memcmp(sig, CPUID_KVM_SIGNATURE, 12) ? 0 : f->eax;
+}
+
+int cpuid_set_pv(struct kvm_cpuid2 *c, unsigned max, uint32_t irqlab,
+		 uint32_t kvm)
+{
+	struct kvm_cpuid_entry2 *f = leaf(c, max, CPUID_HV_BASE + 1), *h, *k;
+
+	if (!f)
+		return -1;
+	zero(f);
+	f->eax = irqlab;
+	if (!kvm)
+		return 0;
+	h = leaf(c, max, CPUID_HV_KVM_BASE);
+	k = leaf(c, max, CPUID_HV_KVM_BASE + 1);
+	if (!h || !k)
+		return -1;
+	h->eax = CPUID_HV_KVM_BASE + 1;
+	memcpy(&h->ebx, CPUID_KVM_SIGNATURE, 4);
+	memcpy(&h->ecx, CPUID_KVM_SIGNATURE + 4, 4);
+	memcpy(&h->edx, CPUID_KVM_SIGNATURE + 8, 4);
+	zero(k);
+	k->eax = kvm;
+	return 0;
+}

@@ -8,8 +8,12 @@
  *               as the SDM says it is when 0x15 enumerates it
  *   0x16        EAX = TSC base MHz, EBX = max MHz, ECX = bus MHz (leaf 16H)
  *   0x40000000  "irqlabirqlab", EAX = 0x40000010, the highest leaf
+ *   0x40000001  EAX = irqlab's PV features (IRQLAB_FEATURE_*, hw/irqlab.h)
  *   0x40000010  EAX = TSC kHz, EBX = APIC bus kHz (VMware's timing leaf,
  *               which QEMU and illumos also read)
+ *   0x40000100  "KVMKVMKVM\0\0\0", EAX = 0x40000101, when KVM's PV
+ *               features are offered (kernel and split irqchip)
+ *   0x40000101  EAX = KVM_FEATURE_* bits (KVM's cpuid.rst)
  */
 #ifndef VMM_CPUID_H
 #define VMM_CPUID_H
@@ -27,6 +31,10 @@ enum cpuid_freq {
 #define CPUID_HV_BASE		0x40000000u
 #define CPUID_HV_TIMING		0x40000010u
 #define CPUID_HV_SIGNATURE	"irqlabirqlab"
+#define CPUID_HV_KVM_BASE	0x40000100u
+#define CPUID_KVM_SIGNATURE	"KVMKVMKVM\0\0\0"
+/* KVM's Documentation/virt/kvm/x86/cpuid.rst */
+#define KVM_CPUID_FEATURE_PV_SEND_IPI	(1u << 11)
 
 /* "on", "off", "16" or "hv"; -1 for anything else */
 int cpuid_freq_parse(const char *s, enum cpuid_freq *f);
@@ -39,6 +47,22 @@ int cpuid_freq_parse(const char *s, enum cpuid_freq *f);
  */
 int cpuid_set_freq(struct kvm_cpuid2 *c, unsigned max, enum cpuid_freq mode,
 		   uint32_t tsc_khz, uint64_t apic_hz);
+
+/*
+ * KVM's PV features as KVM_GET_SUPPORTED_CPUID lists them: EAX of
+ * 0x40000001 when 0x40000000 holds KVM's signature, else 0.  Call it
+ * before cpuid_set_freq() puts irqlab's signature there.
+ */
+uint32_t cpuid_kvm_features(struct kvm_cpuid2 *c);
+
+/*
+ * The PV feature leaves: 0x40000001 EAX = @irqlab (its other registers
+ * 0, whatever KVM had there), and, if @kvm is not 0, KVM's leaves at
+ * 0x40000100 with EAX of 0x40000101 = @kvm.  After cpuid_set_freq().
+ * Returns 0, or -1 when @c has no room.
+ */
+int cpuid_set_pv(struct kvm_cpuid2 *c, unsigned max, uint32_t irqlab,
+		 uint32_t kvm);
 
 /*
  * MAXPHYADDR as the guest's CPUID states it (SDM 4.1.4):

@@ -362,9 +362,51 @@ static void kvm_create_vcpu(struct vm *vm, unsigned i)
 		die(EXIT_HOST, "vcpu%u: mmap kvm_run: %s", i, strerror(errno));
 }
 
+/*
+ * kvm_pvm (KVM on PVM) runs a guest that is not a PVM guest largely in
+ * KVM's instruction emulator, whose VMCALL/VMMCALL only patches the
+ * instruction to the host's own and runs it again (emulator_fix_hypercall
+ * in arch/x86/kvm/x86.c): the guest stays on it for good (seen: RIP stuck
+ * on a VMCALL, kvm:kvm_emulate_insn firing on it without end).  The
+ * module files say which KVM /dev/kvm is.
+ */
+static bool kvm_hypercalls_loop(void)
+{
+	return !access("/sys/module/kvm_pvm", F_OK) &&
+	       access("/sys/module/kvm_intel", F_OK) &&
+	       access("/sys/module/kvm_amd", F_OK);
+}
+
+/*
+ * The PV leaves (cpuid.h): --pv-ipi is irqlab's doorbell bit with its
+ * LAPIC, KVM's KVM_FEATURE_PV_SEND_IPI with KVM's, if this KVM has it
+ * and its hypercalls work.
+ */
+static void kvm_cpuid_pv(struct vm *vm, struct kvm_cpuid2 *c, uint32_t kvm_has)
+{
+	uint32_t irqlab = 0, kvm = 0;
+
+	if (vm->cfg->pv_ipi && vm->cfg->irqchip == IRQCHIP_USER)
+		irqlab |= IRQLAB_FEATURE_PV_IPI;
+	if (vm->cfg->pv_ipi && vm->cfg->irqchip != IRQCHIP_USER) {
+		if (kvm_hypercalls_loop())
+			warn("--pv-ipi: /dev/kvm is kvm_pvm, whose emulator "
+			     "never completes a guest hypercall; "
+			     "KVM_FEATURE_PV_SEND_IPI not advertised");
+		else if (kvm_has & KVM_CPUID_FEATURE_PV_SEND_IPI)
+			kvm |= KVM_CPUID_FEATURE_PV_SEND_IPI;
+		else
+			warn("--pv-ipi: this KVM does not offer "
+			     "KVM_FEATURE_PV_SEND_IPI; not advertised");
+	}
+	if (cpuid_set_pv(c, CPUID_MAX_ENTRIES, irqlab, kvm))
+		die(EXIT_HOST, "CPUID: no room for the PV leaves");
+}
+
 void kvm_create_vcpus(struct vm *vm)
 {
 	struct kvm_cpuid2 *cpuid = kvm_supported_cpuid(vm);
+	uint32_t kvm_has = cpuid_kvm_features(cpuid);
 	unsigned i;
 
 	kvm_check_x2apic(vm, cpuid);
@@ -381,6 +423,7 @@ void kvm_create_vcpus(struct vm *vm)
 		die(EXIT_HOST, "CPUID: no room for the frequency leaves");
 	if (vm->cfg->cpuid_freq != CPUID_FREQ_OFF && !vm->tsc_khz)
 		warn("KVM_GET_TSC_KHZ failed: no CPUID frequency leaves");
+	kvm_cpuid_pv(vm, cpuid, kvm_has);
 	for (i = 0; i < vm->nr_vcpus; i++) {
 		if (i && vm->cfg->irqchip == IRQCHIP_USER)
 			kvm_tsc_offset(&vm->vcpus[i]);
