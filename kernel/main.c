@@ -25,6 +25,7 @@
 #include "pic.h"
 #include "printf.h"
 #include "pv.h"
+#include "pveoi.h"
 #include "kstring.h"
 #include "smp.h"
 #include "x86.h"
@@ -212,6 +213,7 @@ void kmain(uint32_t magic, uint32_t info)
 		lapic_check();
 	bench_run();	/* bench=...: guest-bench/cases/, phase IRQLAB_PHASE_BENCH */
 
+	pveoi_print_stats();
 	kprintf("@ready tsc=%lu\n", rdtsc());
 	kernel_exit(KERNEL_EXIT_OK);
 }

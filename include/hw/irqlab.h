@@ -21,11 +21,24 @@
 #define IRQLAB_PORT_SNAPSHOT	0x0ed0	/* out: guest-physical address of a
 					 * struct irqlab_snapshot to fill */
 #define IRQLAB_PORT_POWEROFF	0x0ed4	/* out: exit status of irqlab-vmm */
-#define IRQLAB_PORT_LEN		0x18
+#define IRQLAB_PORT_PV_EOI	0x0ed8	/* out: this vCPU's PV EOI flag word:
+					 * its guest-physical address (4-byte
+					 * aligned, guest RAM), 0 turns it off */
+#define IRQLAB_PORT_LEN		0x20
 
 #define IRQLAB_SIGNATURE	0x4c515249u	/* "IRQL" in little endian */
 #define IRQLAB_VERSION		1
 #define IRQLAB_CONSOLE_MAX	4096
+
+/*
+ * irqlab's CPUID leaves (docs/PROTOCOL.md): 0x40000000 holds the signature
+ * "irqlabirqlab" and the highest leaf in EAX; 0x40000001 EAX the features.
+ */
+#define IRQLAB_CPUID_BASE	0x40000000u
+#define IRQLAB_CPUID_FEATURES	0x40000001u
+#define IRQLAB_FEATURE_PV_EOI	(1u << 0)	/* IRQLAB_PORT_PV_EOI works */
+/* bit 0 of the PV EOI word: set by the VMM, cleared by the guest's EOI */
+#define IRQLAB_PV_EOI_FLAG	1u
 
 /* Guest phases: exits are counted per phase as well as in total. */
 enum irqlab_phase {

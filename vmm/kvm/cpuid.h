@@ -8,8 +8,11 @@
  *               as the SDM says it is when 0x15 enumerates it
  *   0x16        EAX = TSC base MHz, EBX = max MHz, ECX = bus MHz (leaf 16H)
  *   0x40000000  "irqlabirqlab", EAX = 0x40000010, the highest leaf
+ *   0x40000001  EAX = irqlab's feature bits (IRQLAB_FEATURE_*, hw/irqlab.h)
  *   0x40000010  EAX = TSC kHz, EBX = APIC bus kHz (VMware's timing leaf,
  *               which QEMU and illumos also read)
+ *   0x40000100  KVM's own: "KVMKVMKVM\0\0\0", EAX = 0x40000101, only
+ *   0x40000101  when asked for: EAX = the KVM_FEATURE_* bits (hw/kvm_pv.h)
  */
 #ifndef VMM_CPUID_H
 #define VMM_CPUID_H
@@ -39,6 +42,16 @@ int cpuid_freq_parse(const char *s, enum cpuid_freq *f);
  */
 int cpuid_set_freq(struct kvm_cpuid2 *c, unsigned max, enum cpuid_freq mode,
 		   uint32_t tsc_khz, uint64_t apic_hz);
+
+/*
+ * irqlab's feature leaf, EAX = @irqlab_features, in place of whatever KVM's
+ * table had there (its own features, meaningless under irqlab's
+ * signature); and, if @kvm_features is not 0, KVM's leaf pair at
+ * 0x40000100 with them.  The 0x40000000 max leaf is raised to cover
+ * 0x40000001.  0, or -1 when @c has no room.
+ */
+int cpuid_set_pv(struct kvm_cpuid2 *c, unsigned max, uint32_t irqlab_features,
+		 uint32_t kvm_features);
 
 /*
  * MAXPHYADDR as the guest's CPUID states it (SDM 4.1.4):

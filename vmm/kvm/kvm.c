@@ -16,6 +16,8 @@
 #include <unistd.h>
 #include <x86intrin.h>
 
+#include "hw/irqlab.h"
+#include "hw/kvm_pv.h"
 #include "irqchip.h"
 #include "kvm.h"
 #include "util.h"
@@ -362,6 +364,22 @@ static void kvm_create_vcpu(struct vm *vm, unsigned i)
 		die(EXIT_HOST, "vcpu%u: mmap kvm_run: %s", i, strerror(errno));
 }
 
+/* irqlab's own PV features (CPUID 0x40000001): the user irqchip's */
+static uint32_t kvm_irqlab_features(const struct vm *vm)
+{
+	if (vm->cfg->irqchip != IRQCHIP_USER)
+		return 0;
+	return vm->cfg->pv_eoi ? IRQLAB_FEATURE_PV_EOI : 0;
+}
+
+/* KVM's PV features to show at 0x40000100: those its LAPIC serves */
+static uint32_t kvm_pv_features(const struct vm *vm)
+{
+	if (vm->cfg->irqchip == IRQCHIP_USER)
+		return 0;
+	return vm->cfg->pv_eoi ? 1u << KVM_PV_FEATURE_PV_EOI : 0;
+}
+
 void kvm_create_vcpus(struct vm *vm)
 {
 	struct kvm_cpuid2 *cpuid = kvm_supported_cpuid(vm);
@@ -379,6 +397,9 @@ void kvm_create_vcpus(struct vm *vm)
 	if (cpuid_set_freq(cpuid, CPUID_MAX_ENTRIES, vm->cfg->cpuid_freq,
 			   vm->tsc_khz, vm->cfg->apic_mhz * 1000000ull))
 		die(EXIT_HOST, "CPUID: no room for the frequency leaves");
+	if (cpuid_set_pv(cpuid, CPUID_MAX_ENTRIES, kvm_irqlab_features(vm),
+			 kvm_pv_features(vm)))
+		die(EXIT_HOST, "CPUID: no room for the hypervisor leaves");
 	if (vm->cfg->cpuid_freq != CPUID_FREQ_OFF && !vm->tsc_khz)
 		warn("KVM_GET_TSC_KHZ failed: no CPUID frequency leaves");
 	for (i = 0; i < vm->nr_vcpus; i++) {
