@@ -136,3 +136,29 @@ Test(cpuid, maxphyaddr_from_leaf_80000008)
 	get(1)->edx |= 1u << 6;
 	cr_expect_eq(cpuid_maxphyaddr(c), 36, "PAE without the leaf: 36");
 }
+
+/* irqlab's feature leaf replaces KVM's; KVM's pair only when asked */
+Test(cpuid, pv_leaves)
+{
+	struct kvm_cpuid_entry2 *f;
+
+	c->entries[c->nent++] = (struct kvm_cpuid_entry2){
+		.function = 0x40000001, .eax = 0x01007afb };	/* KVM's features */
+	cr_assert_eq(cpuid_set_freq(c, MAX, CPUID_FREQ_OFF, 0, 0), 0);
+	cr_assert_eq(cpuid_set_pv(c, MAX, 1, 0), 0);
+	f = get(0x40000001);
+	cr_expect_eq(f->eax, 1);
+	cr_expect_eq(f->ebx | f->ecx | f->edx, 0);
+	cr_expect_geq(get(CPUID_HV_BASE)->eax, 0x40000001);
+	cr_expect_null(cpuid_find(c, 0x40000100, 0), "no KVM leaves");
+	cr_assert_eq(cpuid_set_pv(c, MAX, 0, 1u << 6), 0);
+	cr_expect_eq(get(0x40000001)->eax, 0);
+	cr_expect_eq(get(0x40000100)->eax, 0x40000101);
+	cr_expect_eq(memcmp(&get(0x40000100)->ebx, "KVMKVMKVM\0\0\0", 12), 0);
+	cr_expect_eq(get(0x40000101)->eax, 1u << 6);
+}
+
+Test(cpuid, pv_leaves_need_room)
+{
+	cr_assert_eq(cpuid_set_pv(c, 3, 1, 0), -1);
+}
