@@ -4,6 +4,7 @@
     from runner import boot
     r = boot.run(boot.vmm_cmd(append='bench=self_ipi iters=20'), 60)
     r.status, r.timed_out, r.out, r.err, r.wall_ms, r.kernel_ms, r.ready_ms
+    r.cpu_ms                                    # the boot's host CPU time
     r.find('bench', case='self_ipi')            # runner.records
 
     cpu = boot.probe_cpu('+x2apic,+tsc-deadline')   # scripts/qemu-kvm-cpu
@@ -15,6 +16,7 @@ status_text(); irqlab-vmm's are in docs/VMM.md "Exit status".
 """
 import json
 import os
+import resource
 import shutil
 import signal
 import stat
@@ -132,7 +134,8 @@ def status_text(status, timed_out=False, qemu=False):
 
 class Result:
     """One boot: cmd, status (the process's; negative: a signal),
-    timed_out, out (CRs dropped), err, wall_ms, kernel_ms (the kernel's
+    timed_out, out (CRs dropped), err, wall_ms, cpu_ms (its host CPU
+    time, user + system, from getrusage), kernel_ms (the kernel's
     first line, "irqlab kernel ...": what firmware and loader took) and
     ready_ms (first @ready line), from the start, or None."""
 
@@ -143,6 +146,7 @@ class Result:
         self.out = ''
         self.err = ''
         self.wall_ms = 0.0
+        self.cpu_ms = 0.0               # host CPU, user + system
         self.kernel_ms = None
         self.ready_ms = None
         self._records = None
@@ -190,6 +194,14 @@ def _stop(p, res, grace):
             pass
 
 
+def children_cpu_ms():
+    """Host CPU time (user + system, ms) of this process's children that
+    ended and were waited for: the difference around one boot is that
+    boot's (getrusage(2) RUSAGE_CHILDREN; the runner boots one at a time)."""
+    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (ru.ru_utime + ru.ru_stime) * 1e3
+
+
 def run(cmd, timeout, out_file=None, err_path=None, env=None, cwd=ROOT):
     """Run @cmd (stdin /dev/null) for at most @timeout seconds.  Its
     stdout, CRs dropped, is in .out and, line by line as it comes, in
@@ -202,7 +214,7 @@ def run(cmd, timeout, out_file=None, err_path=None, env=None, cwd=ROOT):
         errf = tempfile.TemporaryFile()
     lines = []
     with errf:
-        t0 = time.monotonic()
+        t0, cpu0 = time.monotonic(), children_cpu_ms()
         try:
             p = subprocess.Popen(res.cmd, stdin=subprocess.DEVNULL,
                                  stdout=subprocess.PIPE, stderr=errf,
@@ -232,6 +244,7 @@ def run(cmd, timeout, out_file=None, err_path=None, env=None, cwd=ROOT):
                 _stop(p, res, 1)
                 p.wait()
         res.wall_ms = (time.monotonic() - t0) * 1e3
+        res.cpu_ms = children_cpu_ms() - cpu0
         errf.seek(0)
         res.err = errf.read().decode(errors='replace')
     res.out = ''.join(lines)
