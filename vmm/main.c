@@ -113,6 +113,22 @@ static uint64_t peak_rss_kb(void)
 	return getrusage(RUSAGE_SELF, &ru) ? 0 : (uint64_t)ru.ru_maxrss;
 }
 
+/* --pv-eoi=on, user irqchip: the model's flag, summed (docs/LAPIC.md) */
+static void report_pveoi(const struct vm *vm)
+{
+	uint64_t arms = 0, lazy = 0, cancels = 0;
+	unsigned i;
+
+	for (i = 0; i < vm->nr_vcpus; i++) {
+		arms += vm->vcpus[i].irq.lapic.pveoi.arms;
+		lazy += vm->vcpus[i].irq.lapic.pveoi.lazy;
+		cancels += vm->vcpus[i].irq.lapic.pveoi.cancels;
+	}
+	fprintf(stderr, " pv-eoi: flag set %" PRIu64 " times: %" PRIu64
+		" EOIs done lazily, %" PRIu64 " taken back\n", arms, lazy,
+		cancels);
+}
+
 static void report(struct vm *vm, FILE *json)
 {
 	struct vcpu_stats *v[VMM_MAX_CPUS];
@@ -156,6 +172,9 @@ static void report(struct vm *vm, FILE *json)
 			" polled HLTs woken while spinning\n",
 			vm->cfg->halt_poll_us, hits, polls);
 	}
+	if (vm->cfg->stats && vm->cfg->pv_eoi &&
+	    vm->cfg->irqchip == IRQCHIP_USER)
+		report_pveoi(vm);
 	if (json) {
 		stats_print_json(json, &r);
 		if (fclose(json))
