@@ -126,3 +126,19 @@ def test_bad_value(boot):
     r = boot.vmm('bad-value', '--pv-eoi=maybe', KERNEL, stats=False)
     status(r, 2)
     assert r.has('--pv-eoi must be on or off', 'err'), r.report()
+
+
+@pytest.mark.parametrize('apic', ['x2apic', 'xapic'])
+def test_user_checks_pass(boot, apic):
+    """The kernel's own checks (timer, IOAPIC with its level EOIs, PIC,
+    LAPIC rules) pass with the EOIs lazy, and most EOIs were."""
+    r = boot.vmm('checks-' + apic, '--irqchip=user', '--pv-eoi=on',
+                 '--cpus', '2', '-a', 'check=timer,ioapic,pic,lapic apic=%s'
+                 % apic, KERNEL, timeout=300)
+    status(r, 0)
+    line(r, r'@timer_check oneshot=ok .*early=0 .*')
+    line(r, r'@ioapic_check ok=\d+ fail=0 .*')
+    line(r, r'@pic_check ok=\d+ fail=0 .*')
+    line(r, r'@lapic_check ok=\d+ fail=0 .*')
+    st = r.rec('pveoi_stats')
+    assert st and int(st['taken']) > int(st['written']), r.report()
