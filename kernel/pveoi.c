@@ -47,11 +47,18 @@ static int sig_is(uint32_t base, const char *sig, uint32_t *max)
 	return 1;
 }
 
-/* KVM's leaves, found as Linux finds them (kvm_cpuid_base()): 0 if none */
+/*
+ * KVM's leaves, found as Linux finds them (kvm_cpuid_base()): 0 if none.
+ * Under irqlab-vmm they can only be at KVM_PV_CPUID_BASE
+ * (docs/PROTOCOL.md), which spares a boot 255 CPUID exits.
+ */
 static uint32_t kvm_base(void)
 {
 	uint32_t base, max;
 
+	if (pv_present())
+		return sig_is(KVM_PV_CPUID_BASE, KVM_PV_SIGNATURE, &max) &&
+		       max >= KVM_PV_CPUID_BASE + 1 ? KVM_PV_CPUID_BASE : 0;
 	for (base = IRQLAB_CPUID_BASE; base < CPUID_HV_SCAN_END; base += 0x100)
 		if (sig_is(base, KVM_PV_SIGNATURE, &max))
 			return max >= base + 1 ? base : 0;
