@@ -26,6 +26,7 @@ static const char *const known_keys[] = {
 	"ipi_k",		/* ipi_check.c */
 	"iters",		/* guest-bench/cases/bench.c */
 	"nmi_rounds",		/* lapic_check_nmi.c */
+	"pveoi",		/* pveoi.c */
 	"pvipi",		/* pv_ipi.c */
 	"rotate_ms",		/* guest-bench/cases/case_ioapic.c */
 	"threads",		/* guest-bench/cases/case_futex.c */

@@ -22,6 +22,7 @@
 #include "lapic.h"
 #include "printf.h"
 #include "pv_ipi.h"
+#include "pveoi.h"
 #include "smp.h"
 #include "x86.h"
 
@@ -230,6 +231,7 @@ enum lapic_mode lapic_init(void)
 	kprintf("lapic: %s, id %u, version 0x%x, base 0x%lx%s\n",
 		lapic_mode_name(), lapic_id(), lvr, base,
 		has_x2apic ? ", x2APIC capable" : "");
+	pveoi_cpu_init();
 	return mode;
 }
 
@@ -238,6 +240,7 @@ void lapic_init_ap(void)
 	if (mode != LAPIC_NONE) {
 		set_mode();
 		enable_regs();
+		pveoi_cpu_init();
 	}
 }
 
@@ -276,11 +279,25 @@ uint32_t lapic_id(void)
 	}
 }
 
-/* SDM 11.8.5: write 0 to EOI (x2APIC: a non-zero value raises #GP) */
+/*
+ * SDM 11.8.5: write 0 to EOI (x2APIC: a non-zero value raises #GP).  With
+ * PV EOI (pveoi.c) a set flag is the EOI instead: no write, no exit.
+ */
 void lapic_eoi(void)
 {
-	if (mode != LAPIC_NONE)
-		wr(APIC_EOI, 0);
+	struct cpu *c;
+
+	if (mode == LAPIC_NONE)
+		return;
+	c = this_cpu();
+	if (c->pveoi_on) {
+		if (pveoi_take(&c->pveoi)) {
+			__atomic_fetch_add(&c->pveoi_taken, 1, __ATOMIC_RELAXED);
+			return;
+		}
+		__atomic_fetch_add(&c->pveoi_written, 1, __ATOMIC_RELAXED);
+	}
+	wr(APIC_EOI, 0);
 }
 
 /* Fixed delivery, edge, level = assert: SDM 11.6.1 wants the level bit

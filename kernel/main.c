@@ -27,6 +27,7 @@
 #include "printf.h"
 #include "pv.h"
 #include "pv_ipi.h"
+#include "pveoi.h"
 #include "kstring.h"
 #include "smp.h"
 #include "x86.h"
@@ -216,6 +217,7 @@ void kmain(uint32_t magic, uint32_t info)
 		lapic_check();
 	bench_run();	/* bench=...: guest-bench/cases/, phase IRQLAB_PHASE_BENCH */
 
+	pveoi_print_stats();
 	kprintf("@ready tsc=%lu\n", rdtsc());
 	kernel_exit(KERNEL_EXIT_OK);
 }

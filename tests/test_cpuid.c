@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hw/kvm_pv.h"
 #include "kvm/cpuid.h"
 
 #define MAX 64
@@ -163,7 +164,7 @@ Test(cpuid, pv_leaves_irqlab_bits_replace_kvms)
 	cr_assert_eq(cpuid_set_pv(c, MAX, 1u << 1, 0), 0);
 	cr_expect_eq(get(CPUID_HV_BASE + 1)->eax, 1u << 1);
 	cr_expect_eq(get(CPUID_HV_BASE + 1)->edx, 0, "KVM's leftovers zeroed");
-	cr_expect_null(cpuid_find(c, CPUID_HV_KVM_BASE, 0),
+	cr_expect_null(cpuid_find(c, KVM_PV_CPUID_BASE, 0),
 		       "no KVM leaves without KVM features");
 }
 
@@ -174,10 +175,10 @@ Test(cpuid, pv_leaves_kvms_at_0x40000100)
 	cr_assert_eq(cpuid_set_freq(c, MAX, CPUID_FREQ_ON, 2100000, 1000000000), 0);
 	cr_assert_eq(cpuid_set_pv(c, MAX, 0, KVM_CPUID_FEATURE_PV_SEND_IPI), 0);
 	cr_expect_eq(get(CPUID_HV_BASE + 1)->eax, 0);
-	h = get(CPUID_HV_KVM_BASE);
-	cr_expect_eq(h->eax, CPUID_HV_KVM_BASE + 1, "max leaf of KVM's range");
+	h = get(KVM_PV_CPUID_BASE);
+	cr_expect_eq(h->eax, KVM_PV_CPUID_BASE + 1, "max leaf of KVM's range");
 	cr_expect_eq(memcmp(&h->ebx, "KVMKVMKVM\0\0\0", 12), 0);
-	cr_expect_eq(get(CPUID_HV_KVM_BASE + 1)->eax,
+	cr_expect_eq(get(KVM_PV_CPUID_BASE + 1)->eax,
 		     KVM_CPUID_FEATURE_PV_SEND_IPI);
 	cr_expect_eq(memcmp(&get(CPUID_HV_BASE)->ebx, "irqlabirqlab", 12), 0,
 		     "irqlab's signature stays first");
@@ -187,4 +188,30 @@ Test(cpuid, pv_leaves_no_room)
 {
 	c->nent = MAX;
 	cr_expect_eq(cpuid_set_pv(c, MAX, 0, KVM_CPUID_FEATURE_PV_SEND_IPI), -1);
+}
+
+/* irqlab's feature leaf replaces KVM's; KVM's pair only when asked */
+Test(cpuid, pv_leaves)
+{
+	struct kvm_cpuid_entry2 *f;
+
+	c->entries[c->nent++] = (struct kvm_cpuid_entry2){
+		.function = 0x40000001, .eax = 0x01007afb };	/* KVM's features */
+	cr_assert_eq(cpuid_set_freq(c, MAX, CPUID_FREQ_OFF, 0, 0), 0);
+	cr_assert_eq(cpuid_set_pv(c, MAX, 1, 0), 0);
+	f = get(0x40000001);
+	cr_expect_eq(f->eax, 1);
+	cr_expect_eq(f->ebx | f->ecx | f->edx, 0);
+	cr_expect_geq(get(CPUID_HV_BASE)->eax, 0x40000001);
+	cr_expect_null(cpuid_find(c, 0x40000100, 0), "no KVM leaves");
+	cr_assert_eq(cpuid_set_pv(c, MAX, 0, 1u << 6), 0);
+	cr_expect_eq(get(0x40000001)->eax, 0);
+	cr_expect_eq(get(0x40000100)->eax, 0x40000101);
+	cr_expect_eq(memcmp(&get(0x40000100)->ebx, "KVMKVMKVM\0\0\0", 12), 0);
+	cr_expect_eq(get(0x40000101)->eax, 1u << 6);
+}
+
+Test(cpuid, pv_leaves_need_room)
+{
+	cr_assert_eq(cpuid_set_pv(c, 3, 1, 0), -1);
 }

@@ -118,13 +118,27 @@ static void pv_snap(void *ctx, struct irqlab_snapshot *s)
 		s->counter[i] = 100 + i;
 }
 
+static int pv_eoi_cpu;
+static uint32_t *pv_eoi_word;
+
+static int pv_eoi(void *ctx, int cpu, uint32_t *word)
+{
+	(void)ctx;
+	pv_eoi_cpu = cpu;
+	pv_eoi_word = word;
+	return 0;
+}
+
 static struct pvport pv;
 
 static void pv_setup(void)
 {
 	cr_assert_eq(mem_init(&mem, 1 << 20), 0);
-	pv = (struct pvport){ &mem, pv_print, pv_off, pv_set_phase, pv_snap,
-			      NULL, 0, NULL };
+	pv = (struct pvport){ .mem = &mem, .out = pv_print, .poweroff = pv_off,
+			      .set_phase = pv_set_phase, .snapshot = pv_snap,
+			      .pv_eoi = pv_eoi };
+	pv_eoi_cpu = -1;
+	pv_eoi_word = NULL;
 	pv_n = 0;
 	memset(pv_out, 0, sizeof(pv_out));
 }
@@ -204,4 +218,32 @@ Test(pvport, phase_and_poweroff)
 	cr_assert_eq(pv.bad_accesses, 1);
 	pvport_write(&pv, R(IRQLAB_PORT_POWEROFF), 4, 0x131, 0);
 	cr_assert_eq(pv_status, 0x31, "exit statuses are 8 bits");
+}
+
+/* PV EOI: the word must be 4-byte aligned guest RAM; 0 turns it off */
+Test(pvport, pv_eoi_word_is_checked)
+{
+	pvport_write(&pv, R(IRQLAB_PORT_PV_EOI), 4, 0x4000, 1);
+	cr_assert_eq(pv_eoi_cpu, 1, "per vCPU: the writer's");
+	cr_assert_eq(pv_eoi_word, mem_ptr(&mem, 0x4000, 4));
+	cr_assert_eq(pv.bad_accesses, 0);
+	pvport_write(&pv, R(IRQLAB_PORT_PV_EOI), 4, 0x4002, 1);
+	cr_assert_null(pv_eoi_word, "misaligned: off");
+	cr_assert_eq(pv.bad_accesses, 1);
+	pvport_write(&pv, R(IRQLAB_PORT_PV_EOI), 4, (1 << 20) - 2, 0);
+	cr_assert_null(pv_eoi_word, "straddles the end of RAM: off");
+	pvport_write(&pv, R(IRQLAB_PORT_PV_EOI), 4, 0xfee000b0, 0);
+	cr_assert_null(pv_eoi_word, "not RAM: off");
+	cr_assert_eq(pv.bad_accesses, 3);
+	pvport_write(&pv, R(IRQLAB_PORT_PV_EOI), 4, 0x4000, 0);
+	pvport_write(&pv, R(IRQLAB_PORT_PV_EOI), 4, 0, 0);
+	cr_assert_null(pv_eoi_word, "0: off, not an error");
+	cr_assert_eq(pv.bad_accesses, 3);
+}
+
+Test(pvport, pv_eoi_not_offered_is_counted)
+{
+	pv.pv_eoi = NULL;
+	pvport_write(&pv, R(IRQLAB_PORT_PV_EOI), 4, 0x4000, 0);
+	cr_assert_eq(pv.bad_accesses, 1);
 }

@@ -55,6 +55,10 @@ static void usage(FILE *f)
 "      --cpuid-freq WHICH  the TSC and APIC timer rates in CPUID: on (leaves\n"
 "                          0x15, 0x16, 0x40000010; default), off (zeroed, as\n"
 "                          Hyper-V does), 16 (0x16 only), hv (0x40000010)\n"
+"      --pv-eoi on|off     paravirtual EOI (default off): user irqchip,\n"
+"                          irqlab's flag word (CPUID 0x40000001 bit 0);\n"
+"                          kernel and split, KVM's MSR_KVM_PV_EOI_EN\n"
+"                          (its leaves at 0x40000100 added to CPUID)\n"
 "      --ioapic POLICY     optimized: an IOAPIC write does cross-vCPU work\n"
 "                          only when a level vector moves between TMRs\n"
 "                          (default); naive: every change stops every\n"
@@ -126,6 +130,7 @@ enum {
 	OPT_PV_IPI,
 	OPT_TIMEOUT,
 	OPT_NO_SECCOMP,
+	OPT_PV_EOI,
 };
 
 static const struct option options[] = {
@@ -146,6 +151,7 @@ static const struct option options[] = {
 	{ "pv-ipi", required_argument, NULL, OPT_PV_IPI },
 	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 	{ "no-seccomp", no_argument, NULL, OPT_NO_SECCOMP },
+	{ "pv-eoi", required_argument, NULL, OPT_PV_EOI },
 	{ "stats", no_argument, NULL, OPT_STATS },
 	{ "stats-json", required_argument, NULL, OPT_STATS_JSON },
 	{ "help", no_argument, NULL, 'h' },
@@ -277,6 +283,15 @@ void cli_parse(int argc, char **argv, struct vmm_config *cfg)
 				cfg->pv_ipi = false;
 			else
 				bad_usage("--pv-ipi must be on or off, not '%s'",
+					  optarg);
+			break;
+		case OPT_PV_EOI:
+			if (!strcmp(optarg, "on"))
+				cfg->pv_eoi = true;
+			else if (!strcmp(optarg, "off"))
+				cfg->pv_eoi = false;
+			else
+				bad_usage("--pv-eoi must be on or off, not '%s'",
 					  optarg);
 			break;
 		case OPT_TRACE:

@@ -135,6 +135,22 @@ static uint64_t peak_rss_kb(void)
 	return getrusage(RUSAGE_SELF, &ru) ? 0 : (uint64_t)ru.ru_maxrss;
 }
 
+/* --pv-eoi=on, user irqchip: the model's flag, summed (docs/LAPIC.md) */
+static void report_pveoi(const struct vm *vm)
+{
+	uint64_t arms = 0, lazy = 0, cancels = 0;
+	unsigned i;
+
+	for (i = 0; i < vm->nr_vcpus; i++) {
+		arms += vm->vcpus[i].irq.lapic.pveoi.arms;
+		lazy += vm->vcpus[i].irq.lapic.pveoi.lazy;
+		cancels += vm->vcpus[i].irq.lapic.pveoi.cancels;
+	}
+	fprintf(stderr, " pv-eoi: flag set %" PRIu64 " times: %" PRIu64
+		" EOIs done lazily, %" PRIu64 " taken back\n", arms, lazy,
+		cancels);
+}
+
 /*
  * --stats-json FILE is checked at startup but created only for the
  * report, so a run that fails before it leaves no file behind.  A FIFO,
@@ -239,6 +255,9 @@ static void report(struct vm *vm)
 				vm->pv_ipi_status[i]);
 		fputc('\n', stderr);
 	}
+	if (vm->cfg->stats && vm->cfg->pv_eoi &&
+	    vm->cfg->irqchip == IRQCHIP_USER)
+		report_pveoi(vm);
 	if (json) {
 		stats_print_json(json, &r);
 		if (fclose(json))

@@ -63,6 +63,7 @@ struct vmm_config {
 	unsigned trace;		/* TRACE_* */
 	enum ioapic_policy ioapic_policy;	/* --ioapic */
 	enum cpuid_freq cpuid_freq;		/* --cpuid-freq */
+	bool pv_eoi;		/* --pv-eoi: irqlab's (user) or KVM's (kernel, split) */
 	bool stats;
 	const char *stats_json;
 	unsigned timeout_s;	/* --timeout: 0 for none */

@@ -4,7 +4,7 @@
     from runner import boot
     r = boot.run(boot.vmm_cmd(append='bench=self_ipi iters=20'), 60)
     r.status, r.timed_out, r.out, r.err, r.wall_ms, r.kernel_ms, r.ready_ms
-    r.cpu_ms                    # host CPU time of the boot's process
+    r.cpu_ms                                    # the boot's host CPU time
     r.find('bench', case='self_ipi')            # runner.records
 
     cpu = boot.probe_cpu('+x2apic,+tsc-deadline')   # scripts/qemu-kvm-cpu
@@ -16,6 +16,7 @@ status_text(); irqlab-vmm's are in docs/VMM.md "Exit status".
 """
 import json
 import os
+import resource
 import shutil
 import signal
 import stat
@@ -143,11 +144,11 @@ def status_text(status, timed_out=False, qemu=False):
 
 class Result:
     """One boot: cmd, status (the process's; negative: a signal),
-    timed_out, out (CRs dropped), err, wall_ms, kernel_ms (the kernel's
-    first line, "irqlab kernel ...": what firmware and loader took) and
-    ready_ms (first @ready line), from the start, or None; cpu_ms, the
-    host CPU time (user + system) of the process and its reaped
-    children, or None."""
+    timed_out, out (CRs dropped), err, wall_ms, cpu_ms (the host CPU
+    time, user + system, of the process and its reaped children, from
+    getrusage), kernel_ms (the kernel's first line, "irqlab kernel ...":
+    what firmware and loader took) and ready_ms (first @ready line),
+    from the start, or None."""
 
     def __init__(self, cmd):
         self.cmd = cmd
@@ -156,9 +157,9 @@ class Result:
         self.out = ''
         self.err = ''
         self.wall_ms = 0.0
+        self.cpu_ms = 0.0               # host CPU, user + system
         self.kernel_ms = None
         self.ready_ms = None
-        self.cpu_ms = None
         self._records = None
 
     @property
@@ -186,19 +187,6 @@ class Result:
                            qemu='qemu' in os.path.basename(self.cmd[0]))
 
 
-def _wait_cpu(p, res):
-    """Wait for @p with wait4(2), which also gives its rusage: the host
-    CPU time of the boot (a VMM's vCPU threads included) into
-    res.cpu_ms; the status into p.returncode, as p.wait() would."""
-    try:
-        _, st, ru = os.wait4(p.pid, 0)
-    except ChildProcessError:          # reaped already (the time limit)
-        return p.wait()
-    p.returncode = os.waitstatus_to_exitcode(st)
-    res.cpu_ms = (ru.ru_utime + ru.ru_stime) * 1e3
-    return p.returncode
-
-
 def _stop(p, res, grace):
     """The time limit ran out: SIGTERM the boot's process group, then
     SIGKILL @grace seconds later."""
@@ -217,6 +205,14 @@ def _stop(p, res, grace):
             pass
 
 
+def children_cpu_ms():
+    """Host CPU time (user + system, ms) of this process's children that
+    ended and were waited for: the difference around one boot is that
+    boot's (getrusage(2) RUSAGE_CHILDREN; the runner boots one at a time)."""
+    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (ru.ru_utime + ru.ru_stime) * 1e3
+
+
 def run(cmd, timeout, out_file=None, err_path=None, env=None, cwd=ROOT):
     """Run @cmd (stdin /dev/null) for at most @timeout seconds.  Its
     stdout, CRs dropped, is in .out and, line by line as it comes, in
@@ -229,7 +225,7 @@ def run(cmd, timeout, out_file=None, err_path=None, env=None, cwd=ROOT):
         errf = tempfile.TemporaryFile()
     lines = []
     with errf:
-        t0 = time.monotonic()
+        t0, cpu0 = time.monotonic(), children_cpu_ms()
         try:
             p = subprocess.Popen(res.cmd, stdin=subprocess.DEVNULL,
                                  stdout=subprocess.PIPE, stderr=errf,
@@ -252,13 +248,14 @@ def run(cmd, timeout, out_file=None, err_path=None, env=None, cwd=ROOT):
                 if out_file:
                     out_file.write(line)
                     out_file.flush()
-            res.status = _wait_cpu(p, res)
+            res.status = p.wait()
         finally:
             timer.cancel()
             if p.poll() is None:        # interrupted: leave nothing behind
                 _stop(p, res, 1)
                 p.wait()
         res.wall_ms = (time.monotonic() - t0) * 1e3
+        res.cpu_ms = children_cpu_ms() - cpu0
         errf.seek(0)
         res.err = errf.read().decode(errors='replace')
     res.out = ''.join(lines)

@@ -20,6 +20,8 @@ def describe(c):
         poll = c.param('halt_poll', None)
         if poll and poll != '0':
             s += ' --halt-poll ' + poll
+        if c.param('pv_eoi', 'off') == 'on':
+            s += ' --pv-eoi=on'
         return s + ', apic=' + c.param('apic')
     if kind == 'qemu-kvm' and c.param('cpu') == 'none':
         return 'QEMU KVM kernel_irqchip=%s, no -cpu model' % c.param('irqchip')
@@ -51,8 +53,8 @@ def wake(w):
 
 
 def configs_table(configs):
-    out = ['| config | what | status | passes | wall s |',
-           '|---|---|---|---|---|']
+    out = ['| config | what | status | passes | wall s | host CPU s |',
+           '|---|---|---|---|---|---|']
     for c in configs:
         if c.status == 'skipped':
             st = '**SKIPPED** (%s)' % c.reason
@@ -60,9 +62,9 @@ def configs_table(configs):
             st = '**FAILED** (%s)' % c.reason
         else:
             st = 'ok (%s)' % c.reason if c.reason else 'ok'
-        out.append('| %s | %s | %s | %d/%d | %.1f |' % (
+        out.append('| %s | %s | %s | %d/%d | %.1f | %.1f |' % (
             c.name, describe(c), st, c.passes_ok, c.passes,
-            c.wall_ms / 1000))
+            c.wall_ms / 1000, c.cpu_ms / 1000))
     return out
 
 

@@ -24,7 +24,10 @@ from . import ROOT, boot, markdown, plots, report
 CONFIGS = ['vmm-%s-%s-%s' % (chip, apic, hlt)
            for chip in ('user', 'split', 'kernel')
            for apic in ('x2apic', 'xapic') for hlt in ('exit', 'guest')]
-CONFIGS += ['vmm-user-x2apic-poll', 'qemu-kvm-on', 'qemu-kvm-split',
+CONFIGS += ['vmm-user-x2apic-poll']
+# --pv-eoi=on (docs/LAPIC.md "PV EOI"), --hlt=exit, in each irqchip
+CONFIGS += ['vmm-%s-x2apic-pveoi' % chip for chip in ('user', 'split', 'kernel')]
+CONFIGS += ['qemu-kvm-on', 'qemu-kvm-split', 'qemu-kvm-on-pveoi',
             'qemu-tcg', 'native']
 # The latency knobs (docs/BENCHMARKS.md "Latency knobs"): each config
 # boots once per case of KNOB_CASES, on KNOB_CPUS vCPUs, and once with
@@ -53,7 +56,14 @@ KNOBS += ['knob-qemu-kvm-pvipi', 'knob-qemu-kvm-pvipi-hpadapt']
 CONFIGS += KNOBS
 # QEMU/KVM configs: -machine, and the flags the runner adds to the model
 QEMU_KVM = {'qemu-kvm-on': 'pc,kernel_irqchip=on',
-            'qemu-kvm-split': 'pc,kernel_irqchip=split'}
+            'qemu-kvm-split': 'pc,kernel_irqchip=split',
+            'qemu-kvm-on-pveoi': 'pc,kernel_irqchip=on'}
+# ... and the -cpu flags a config adds to those: QEMU offers KVM's PV
+# EOI by default, which the kernel then uses; off, the rows stay those
+# of the runs before it (docs/LAPIC.md "PV EOI")
+QEMU_KVM_EXTRA = {'qemu-kvm-on': ',kvm-pv-eoi=off',
+                  'qemu-kvm-split': ',kvm-pv-eoi=off',
+                  'qemu-kvm-on-pveoi': ',kvm-pv-eoi=on'}
 QEMU_KVM_FLAGS = '+x2apic,+tsc-deadline'
 # --hlt=exit --halt-poll 200: KVM's default halt_poll_ns bound (VMM.md)
 HALT_POLL = 200
@@ -116,17 +126,20 @@ class Matrix:
                         err_path=self.path(name, '.err'))
 
     def vmm(self, f, name):
-        """vmm-CHIP-APIC-HLT; HLT "poll" is --hlt=exit --halt-poll 200."""
+        """vmm-CHIP-APIC-HLT; HLT "poll" is --hlt=exit --halt-poll 200,
+        "pveoi" --hlt=exit --pv-eoi=on."""
         _, chip, apic, hlt = name.split('-')
         poll = HALT_POLL if hlt == 'poll' else 0
-        hlt = 'exit' if hlt == 'poll' else hlt
+        pveoi = 'on' if hlt == 'pveoi' else 'off'
+        hlt = 'exit' if hlt in ('poll', 'pveoi') else hlt
         self.header(f, name, 'kind=irqlab-vmm irqchip=%s apic=%s hlt=%s '
-                    'halt_poll=%d cpus=2' % (chip, apic, hlt, poll))
+                    'halt_poll=%d pv_eoi=%s cpus=2' % (chip, apic, hlt, poll,
+                                                       pveoi))
         if not boot.kvm_usable():
             raise Unrunnable('no-kvm', 'no usable /dev/kvm')
         return self.boot(f, name, boot.vmm_cmd(
             '%s apic=%s' % (self.cmdline, apic), irqchip=chip, hlt=hlt,
-            halt_poll=poll)), 0
+            halt_poll=poll, args=['--pv-eoi=' + pveoi])), 0
 
     def qemu(self, f, name):
         if name in QEMU_KVM:
@@ -137,14 +150,15 @@ class Matrix:
             self.header(f, name, 'kind=qemu-kvm irqchip=%s apic=x2apic '
                         'hlt=exit cpus=2 cpu=%s cpu_probed=%s' % (
                             machine.split('=')[1],
-                            cpu.used if cpu and cpu.used else 'none',
+                            cpu.used + QEMU_KVM_EXTRA.get(name, '')
+                            if cpu and cpu.used else 'none',
                             cpu.model if cpu and cpu.model else 'none'))
             if not boot.kvm_usable():
                 raise Unrunnable('no-kvm', 'no usable /dev/kvm')
             if cpu and cpu.skip:
                 raise Unrunnable(cpu.skip, cpu.why,
                                  failed=cpu.skip == 'probe-failed')
-            cpu = cpu.used if cpu else None
+            cpu = cpu.used + QEMU_KVM_EXTRA.get(name, '') if cpu else None
         else:
             accel, machine, cpu = 'tcg', 'pc', 'qemu64'
             self.header(f, name, 'kind=qemu-tcg irqchip=tcg apic=xapic '
@@ -173,6 +187,7 @@ class Matrix:
         if p.rc != 0:
             f.write('@perf_failed rc=%d\n' % p.rc)
         res.wall_ms += p.wall_ms        # the row's time: both
+        res.cpu_ms += p.cpu_ms
         return res, 0
 
     def knob_cmd(self, name, append):
@@ -267,14 +282,14 @@ class Matrix:
                 reason = 'exit-status-%d' % res.status
             elif kind != 'native' and not res.ready():
                 reason = 'no-ready'
-            ms = int(res.wall_ms)
+            ms, cpu = int(res.wall_ms), int(res.cpu_ms)
             if reason is None:
-                f.write('@config_end status=ok rc=%d wall_ms=%d\n' %
-                        (res.rc, ms))
+                f.write('@config_end status=ok rc=%d wall_ms=%d cpu_ms=%d\n'
+                        % (res.rc, ms, cpu))
                 say('%s: ok, %.1f s' % (name, ms / 1000))
                 return 'ok'
-            f.write('@config_end status=failed rc=%d wall_ms=%d reason=%s\n'
-                    % (res.rc, ms, reason))
+            f.write('@config_end status=failed rc=%d wall_ms=%d cpu_ms=%d '
+                    'reason=%s\n' % (res.rc, ms, cpu, reason))
         say('%s: FAILED (%s), skipped; output in %s[.pN].out and .err' %
             (name, reason, self.path(name, '')))
         for line in res.err.splitlines()[-3:]:

@@ -5,7 +5,8 @@ of a config merged, and results.json.
 A config file (guest-bench/run writes them in DIR/raw/) is a header
 `@config name=... kind=...`, the guest's lines (a knob config's boots,
 one after the other, each case's followed by `@host_cpu`), and a trailer
-`@config_end status=ok|failed|skipped rc=N wall_ms=N [reason=...]`
+`@config_end status=ok|failed|skipped rc=N wall_ms=N [cpu_ms=N] [reason=...]`
+(cpu_ms: the boots' host CPU time, user + system, from getrusage)
 (docs/BENCHMARKS.md "Host runner").  A file that is missing or
 malformed is not an error of the tool: it becomes a failed config, its
 problems listed.
@@ -40,7 +41,7 @@ class Config:
         self.name, self.file = name, path
         self.hdr = None                 # the @config record
         self.status, self.reason = 'failed', 'truncated'
-        self.rc = self.wall_ms = 0
+        self.rc = self.wall_ms = self.cpu_ms = 0
         self.cases = {}                 # name -> Case, in order
         self.tsc_sync = self.calib = self.native = None
         self.perf = None                # perf bench futex wake's summary
@@ -89,6 +90,7 @@ class Config:
                                 else 'unknown')
             self.rc = int(r.num('rc', 0))
             self.wall_ms = int(r.num('wall_ms', 0))
+            self.cpu_ms = int(r.num('cpu_ms', 0))
         elif r.name in ('bench', 'bench_skip'):
             k = self._new_case(n, r.get('case'))
             if k and r.name == 'bench':
@@ -216,6 +218,7 @@ def _merge_group(group):
     m.passes, m.passes_ok = len(group), len(ok)
     for i, c in enumerate(group, 1):
         m.wall_ms += c.wall_ms
+        m.cpu_ms += c.cpu_ms
         for e in c.errors:
             m.problem('pass %d: %s' % (i, e[:140]))
         m.more_errors += c.more_errors
@@ -273,7 +276,8 @@ def _json_record(r):
 
 def _json_config(c):
     return {'name': c.name, 'status': c.status, 'reason': c.reason,
-            'rc': c.rc, 'wall_ms': c.wall_ms, 'passes': c.passes,
+            'rc': c.rc, 'wall_ms': c.wall_ms, 'cpu_ms': c.cpu_ms,
+            'passes': c.passes,
             'passes_ok': c.passes_ok, 'file': c.file,
             'params': _json_record(c.hdr), 'calib': _json_record(c.calib),
             'tsc_sync': _json_record(c.tsc_sync),

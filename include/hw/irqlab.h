@@ -27,7 +27,9 @@
  * CPUID 0x40000001 EAX has its IRQLAB_FEATURE_* bit.
  */
 #define IRQLAB_PORT_PV_FIRST	0x0ed8
-#define IRQLAB_PORT_PV_EOI	0x0ed8	/* reserved for PV EOI */
+#define IRQLAB_PORT_PV_EOI	0x0ed8	/* out: this vCPU's PV EOI flag word:
+					 * its guest-physical address (4-byte
+					 * aligned, guest RAM), 0 turns it off */
 #define IRQLAB_PORT_PV_IPI	0x0edc	/* out: guest-physical address of a
 					 * struct irqlab_pv_ipi to send */
 #define IRQLAB_PORT_LEN		0x20
@@ -36,10 +38,16 @@
 #define IRQLAB_VERSION		1
 #define IRQLAB_CONSOLE_MAX	4096
 
-/* CPUID 0x40000001 EAX: irqlab's paravirtual features */
+/*
+ * irqlab's CPUID leaves (docs/PROTOCOL.md): 0x40000000 holds the signature
+ * "irqlabirqlab" and the highest leaf in EAX; 0x40000001 EAX the features.
+ */
+#define IRQLAB_CPUID_BASE	0x40000000u
 #define IRQLAB_CPUID_FEATURES	0x40000001u
-#define IRQLAB_FEATURE_PV_EOI	(1u << 0)
-#define IRQLAB_FEATURE_PV_IPI	(1u << 1)
+#define IRQLAB_FEATURE_PV_EOI	(1u << 0)	/* IRQLAB_PORT_PV_EOI works */
+#define IRQLAB_FEATURE_PV_IPI	(1u << 1)	/* IRQLAB_PORT_PV_IPI works */
+/* bit 0 of the PV EOI word: set by the VMM, cleared by the guest's EOI */
+#define IRQLAB_PV_EOI_FLAG	1u
 
 /*
  * The PV IPI doorbell: one outl(IRQLAB_PORT_PV_IPI, gpa) sends @icr's

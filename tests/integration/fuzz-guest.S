@@ -6,8 +6,9 @@
  *          port 0x61, ELCR, COM1, debugcon, fw_cfg, the irqlab ports, the
  *          PM timer, pc-testdev, CMOS), or 1 in 8 any port, at a random
  *          size with a random value.  The guest-physical addresses of the
- *          irqlab console and snapshot ports point mostly into free RAM,
- *          sometimes anywhere.
+ *          irqlab console, snapshot and PV EOI ports point mostly into
+ *          free RAM, sometimes anywhere (so the snapshot scribbles on the
+ *          PV EOI word too).
  *   LAPIC MMIO write, read         any dword of the 4 KiB page
  *   IOAPIC                         IOREGSEL then IOWIN, an IOWIN read, an
  *          EOIR write, or a byte-sized access (which must be refused)
@@ -144,7 +145,9 @@ k_out:
 	jbe done
 1:	mov %r14, %rax
 	shr $32, %rax
-	cmp $0xecc, %dx		/* the console and snapshot addresses */
+	cmp $0xecc, %dx		/* the console, snapshot, PV EOI addresses */
+	je 2f
+	cmp $0xed8, %dx
 	je 2f
 	cmp $0xed0, %dx
 	jne 3f
@@ -289,7 +292,7 @@ kinds:	.quad k_out, k_out, k_in, k_lapic_w, k_lapic_r, k_ioapic, k_wrmsr, k_rdms
 ports:	.word 0x20, 0x21, 0xa0, 0xa1, 0x40, 0x41, 0x42, 0x43
 	.word 0x61, 0x4d0, 0x4d1, 0x3f8, 0x3f9, 0x3fb, 0x3fd, 0xe9
 	.word 0x510, 0x511, 0xec0, 0xec4, 0xec8, 0xecc, 0xed0, 0x608
-	.word 0x2000, 0x2002, 0x2003, 0x2005, 0x200d, 0x2017, 0x70, 0x71
+	.word 0x2000, 0x2002, 0x2003, 0x2005, 0x200d, 0xed8, 0x70, 0x71
 #ifdef IRQS
 	.align 8
 fidtr:	.word 256 * 16 - 1

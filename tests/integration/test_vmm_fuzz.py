@@ -3,7 +3,7 @@ device never crashes or corrupts the VMM).
 
 - fuzz-guest.S: SEEDS (default 12) x 3 irqchip modes, 2 vCPUs, ITERS
   (default 3000) random port, LAPIC, IOAPIC and MSR accesses each, the
-  odd seeds with interrupts taken.  The VMM must end with a status of its
+  odd seeds with interrupts taken and --pv-eoi=on.  The VMM must end with a status of its
   own: 33 (the guest finished), 8 (it broke itself: triple fault) or 16
   (it halted for good).  A signal, a timeout or any other status fails,
   with the seed to replay it.
@@ -56,16 +56,20 @@ def sanitizer_report(r):
 @pytest.mark.parametrize('mode', ['user', 'split', 'kernel'])
 @pytest.mark.parametrize('seed', range(1, SEEDS + 1))
 def test_fuzz(boot, vmm, seed, mode):
-    # odd seeds run with IF=1 and a full IDT (-DIRQS), even ones with IF=0
+    # odd seeds run with IF=1 and a full IDT (-DIRQS), even ones with IF=0;
+    # odd ones with --pv-eoi=on too: a flag word at a random address
     defs = ['-DSEED=%d' % (seed * 2654435761), '-DITERS=%d' % ITERS]
     defs += ['-DIRQS'] if seed % 2 else []
+    pveoi = '--pv-eoi=' + ('on' if seed % 2 else 'off')
     elf = guest('fuzz-%d' % seed, 'tests/integration/fuzz-guest.S', *defs)
     r = boot.run('fuzz-%s-%d' % (mode, seed),
-                 [vmm, '--cpus', '2', '--irqchip=' + mode, '--stats', elf],
+                 [vmm, '--cpus', '2', '--irqchip=' + mode, pveoi, '--stats',
+                  elf],
                  60, env=SAN_ENV)
     assert r.status in (33, 8, 16), (
-        '%s: %s (replay: fuzz-guest.S %s, --irqchip=%s --cpus 2)\n%s' %
-        (r.name, r.status_text(), ' '.join(defs), mode, r.report(20)))
+        '%s: %s (replay: fuzz-guest.S %s, --irqchip=%s %s --cpus 2)\n%s' %
+        (r.name, r.status_text(), ' '.join(defs), mode, pveoi,
+         r.report(20)))
     print('%s: status %d' % (r.name, r.status))
     sanitizer_report(r)
 

@@ -34,12 +34,13 @@ def test_a_good_config(read):
              '@bench_skip case=ipi_wake reason=tsc-skew\n'
              'Wokeup 4 of 4 threads in 0.5000 ms (+-1.50%)\n'
              '@ready tsc=1\n'
-             '@config_end status=ok rc=0 wall_ms=1234\n')
+             '@config_end status=ok rc=0 wall_ms=1234 cpu_ms=987\n')
     assert c.name == 'vmm-user-x2apic-exit'
     assert c.status == 'ok'
     assert c.reason == ''
     assert c.rc == 0
     assert c.wall_ms == 1234
+    assert c.cpu_ms == 987
     assert len(c.cases) == 2
     assert c.errors == []
     k = c.case('ipi_pingpong')

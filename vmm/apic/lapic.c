@@ -101,6 +101,7 @@ static void lapic_clear_state(struct lapic *l)
 	unsigned i;
 
 	lapic_timer_stop(l);
+	lapic_pveoi_reset(l);
 	l->tpr = 0;
 	l->ldr = 0;
 	l->dfr = APIC_DFR_FLAT;
@@ -261,6 +262,7 @@ void lapic_accept(struct lapic *l, uint8_t vector, bool level)
 
 void lapic_ack(struct lapic *l, uint8_t vector)
 {
+	lapic_pveoi_sync(l);	/* a lazy EOI first: the ISR must be true */
 	if (!vec_test(l->irr, vector))
 		return;
 	vec_clear(l->irr, vector);

@@ -13,6 +13,7 @@
  *   lapic.c        state, priorities, acceptance, EOI, errors, IA32_APIC_BASE
  *   lapic_regs.c   the register file: xAPIC MMIO and x2APIC MSR decode, ICR
  *   lapic_timer.c  the APIC timer: one-shot, periodic, TSC-deadline
+ *   lapic_pveoi.c  paravirtual EOI: a flag in guest memory (not the SDM's)
  *
  * and beside it apic_bus.h (destinations and lowest-priority arbitration
  * over all the LAPICs) and lapic_dump.h (the register page in text).
@@ -69,6 +70,23 @@ struct lapic_caps {
 	unsigned phys_bits;
 };
 
+/*
+ * Paravirtual EOI (lapic_pveoi.c, docs/LAPIC.md): a 32-bit word of guest
+ * memory the guest registered, of which the model owns bit 0.  Only the
+ * model's own set (arm) and clear (sync) mean anything: what the guest
+ * writes there is read once, at the sync after an arm, and only bit 0.
+ */
+#define LAPIC_PVEOI_FLAG	1u
+
+struct lapic_pveoi {
+	uint32_t *word;			/* the guest's word, host address; NULL: off */
+	bool armed;			/* bit 0 set by the model, not yet synced */
+	uint8_t vector;			/* the one in service when armed */
+	uint64_t arms;			/* times the flag was set */
+	uint64_t lazy;			/* ... and the guest's EOI taken from it */
+	uint64_t cancels;		/* ... and taken back (no EOI by the guest) */
+};
+
 struct lapic {
 	int cpu;
 	uint32_t apic_id;		/* initial APIC ID; the x2APIC ID */
@@ -96,6 +114,7 @@ struct lapic {
 	uint64_t tsc_deadline;		/* IA32_TSC_DEADLINE, 0 if disarmed */
 
 	uint64_t arb_seq;		/* last lowest-priority win, 0: never */
+	struct lapic_pveoi pveoi;
 };
 
 /* @timer_hz 0 means LAPIC_DEFAULT_TIMER_HZ.  Ends in the power-on state. */
@@ -147,6 +166,20 @@ uint32_t lapic_tmr_word(const struct lapic *l, unsigned i);
 void lapic_send_illegal(struct lapic *l);
 /* The host timer armed through ops->timer_arm fired. */
 void lapic_timer_expired(struct lapic *l);
+
+/*
+ * PV EOI (lapic_pveoi.c).  The word is guest memory: the guest, on its own
+ * vCPU, clears bit 0 with a locked instruction instead of writing the EOI
+ * register; the model reads and writes it only while that vCPU is out of
+ * the guest.  @word must be 4-byte aligned host memory, or NULL to stop.
+ */
+void lapic_pveoi_register(struct lapic *l, uint32_t *word);
+/* Before entering the guest: set the flag if an EOI now would only clear
+ * the one ISR bit (true: armed). */
+bool lapic_pveoi_arm(struct lapic *l);
+/* The model's look, after an exit and before an injection: take back the
+ * flag, and if the guest cleared it, do its EOI. */
+void lapic_pveoi_sync(struct lapic *l);
 
 /* State dumps (--timeout): the register page, as KVM_GET_LAPIC's
  * (lapic_dump.h prints one) */

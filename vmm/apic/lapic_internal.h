@@ -70,6 +70,9 @@ int lapic_base_write(struct lapic *l, uint64_t val);
 void lapic_trace(const struct lapic *l, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/* lapic_pveoi.c */
+void lapic_pveoi_reset(struct lapic *l);
+
 /* lapic_timer.c */
 bool lapic_tsc_deadline_ok(const struct lapic *l);
 uint32_t lapic_timer_lvt_mask(const struct lapic *l);

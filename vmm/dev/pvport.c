@@ -3,6 +3,7 @@
  * The irqlab protocol ports.  Every guest-supplied address and length is
  * checked against guest RAM; a bad one is counted and ignored, never fatal.
  */
+#include <stdbool.h>
 #include <string.h>
 
 #include "pvport.h"
@@ -73,6 +74,24 @@ static void pvport_snapshot(struct pvport *pv, uint64_t gpa)
 	memcpy(dst, &snap, n);
 }
 
+/*
+ * A vCPU's PV EOI word: 4-byte aligned guest RAM, or 0 to turn it off.  A
+ * bad address turns it off too, and is counted: the model never gets a
+ * pointer outside guest RAM.
+ */
+static void pvport_pv_eoi(struct pvport *pv, uint64_t gpa, int cpu)
+{
+	uint32_t *word = NULL;
+	bool bad = false;
+
+	if (gpa) {
+		word = (gpa & 3) ? NULL : mem_ptr(pv->mem, gpa, sizeof(*word));
+		bad = !word;
+	}
+	if (!pv->pv_eoi || pv->pv_eoi(pv->ctx, cpu, word) || bad)
+		__atomic_add_fetch(&pv->bad_accesses, 1, __ATOMIC_RELAXED);
+}
+
 void pvport_write(void *opaque, uint64_t off, unsigned size, uint64_t val,
 		  int cpu)
 {
@@ -83,6 +102,9 @@ void pvport_write(void *opaque, uint64_t off, unsigned size, uint64_t val,
 		return;
 	}
 	switch (off) {
+	case REG(IRQLAB_PORT_PV_EOI):
+		pvport_pv_eoi(pv, val, cpu);
+		break;
 	case REG(IRQLAB_PORT_PHASE):
 		if (val < IRQLAB_NR_PHASES)
 			pv->set_phase(pv->ctx, (unsigned)val);

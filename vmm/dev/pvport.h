@@ -15,6 +15,9 @@ struct pvport {
 	void (*poweroff)(void *ctx, int status);
 	void (*set_phase)(void *ctx, unsigned phase);
 	void (*snapshot)(void *ctx, struct irqlab_snapshot *snap);
+	/* vCPU @cpu's PV EOI word (host address, aligned) or NULL: off;
+	 * -1 when PV EOI is not offered.  Optional. */
+	int (*pv_eoi)(void *ctx, int cpu, uint32_t *word);
 	void *ctx;
 	uint64_t bad_accesses;	/* wrong size, bad address, bad phase,
 				 * a doorbell that is not there */

@@ -65,6 +65,18 @@ static void machine_pv_ipi(void *ctx, int cpu, uint64_t gpa)
 		irq_pv_ipi(&vm->vcpus[cpu], gpa);
 }
 
+/* --pv-eoi=on with --irqchip=user: vCPU @cpu's flag word (irqchip/user.c) */
+static int machine_pv_eoi(void *ctx, int cpu, uint32_t *word)
+{
+	struct vm *vm = ctx;
+
+	if (!vm->cfg->pv_eoi || vm->cfg->irqchip != IRQCHIP_USER ||
+	    cpu < 0 || (unsigned)cpu >= vm->nr_vcpus)
+		return -1;
+	irq_pveoi_register(&vm->vcpus[cpu], word);
+	return 0;
+}
+
 static uint64_t machine_now(void *ctx)
 {
 	(void)ctx;
@@ -103,7 +115,8 @@ void machine_init(struct vm *vm)
 	vm->pv = (struct pvport){
 		.mem = &vm->mem, .out = machine_out,
 		.poweroff = machine_poweroff, .set_phase = machine_set_phase,
-		.snapshot = machine_snapshot, .ctx = vm,
+		.snapshot = machine_snapshot, .pv_eoi = machine_pv_eoi,
+		.ctx = vm,
 	};
 	/* the doorbell is --irqchip=user's: with KVM's LAPIC, its hypercall */
 	if (vm->cfg->pv_ipi && vm->cfg->irqchip == IRQCHIP_USER)

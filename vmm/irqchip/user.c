@@ -370,6 +370,28 @@ int irq_msr(struct vcpu *v, uint32_t msr, bool write, uint64_t *val)
 	return r ? -1 : 0;
 }
 
+/*
+ * PV EOI (docs/LAPIC.md).  The model's look (lapic_pveoi_sync) may do an
+ * EOI, so it takes apic_lock, which apic_route() holds to read this
+ * LAPIC's PPR; only when the flag is armed, so the common exit takes none.
+ * Arming only reads this vCPU's own LAPIC and writes the guest's word.
+ */
+void irq_pveoi_register(struct vcpu *v, uint32_t *word)
+{
+	pthread_mutex_lock(&v->vm->apic_lock);
+	lapic_pveoi_register(&v->irq.lapic, word);
+	pthread_mutex_unlock(&v->vm->apic_lock);
+}
+
+static void irq_pveoi_sync(struct vcpu *v)
+{
+	if (!v->irq.lapic.pveoi.armed)
+		return;
+	pthread_mutex_lock(&v->vm->apic_lock);
+	lapic_pveoi_sync(&v->irq.lapic);
+	pthread_mutex_unlock(&v->vm->apic_lock);
+}
+
 /* ---- the run loop's side ----------------------------------------------- */
 
 bool timer_due(struct vcpu *v)
@@ -440,6 +462,7 @@ int irq_before_run(struct vcpu *v)
 	bool extint;
 	int vec;
 
+	irq_pveoi_sync(v);	/* before the IRR and PPR are read */
 	irq_extint_seen(v);
 	irq_collect(v);
 	/* api.rst: with no LAPIC in KVM, kvm_run->cr8 is "in (pre_kvm_run)":
@@ -531,6 +554,7 @@ bool requests_pending(struct vcpu *v)
  */
 bool irq_enter_guest(struct vcpu *v)
 {
+	lapic_pveoi_arm(&v->irq.lapic);	/* its next EOI needs no exit? */
 	__atomic_store_n(&v->run->immediate_exit, 0, __ATOMIC_SEQ_CST);
 	__atomic_store_n(&v->irq.mode, VCPU_MODE_IN_GUEST, __ATOMIC_SEQ_CST);
 	if (!requests_pending(v) && !timer_due(v) && !vm_stopping(v->vm))
@@ -552,6 +576,7 @@ void irq_leave_guest(struct vcpu *v)
 	uint8_t cr8 = v->run->cr8 & 0xf;
 
 	__atomic_store_n(&v->irq.mode, VCPU_MODE_OUTSIDE, __ATOMIC_RELAXED);
+	irq_pveoi_sync(v);	/* any exit: a lazy EOI is done at once */
 	if (cr8 == v->irq.cr8_in)
 		return;		/* the common case: no lock */
 	v->irq.cr8_in = cr8;

@@ -96,6 +96,8 @@ void irq_leave_guest(struct vcpu *v);
 void irq_wake(struct vcpu *v);
 /* the PV IPI doorbell written by @v with the struct at @gpa */
 void irq_pv_ipi(struct vcpu *v, uint64_t gpa);
+/* PV EOI (apic/lapic_pveoi.c): @v's flag word, on its own thread; NULL: off */
+void irq_pveoi_register(struct vcpu *v, uint32_t *word);
 /* a message from outside any vCPU (the IOAPIC) for @t */
 void irq_post(struct vcpu *t, const struct lapic_ipi *msg);
 /* --ioapic=naive: wait while a rendezvous holds the vCPUs out */

@@ -4,6 +4,8 @@
 #include <string.h>
 
 #include "cpuid.h"
+#include "hw/irqlab.h"
+#include "hw/kvm_pv.h"
 
 int cpuid_freq_parse(const char *s, enum cpuid_freq *f)
 {
@@ -75,6 +77,33 @@ static uint64_t gcd(uint64_t a, uint64_t b)
 		b = t;
 	}
 	return a;
+}
+
+int cpuid_set_pv(struct kvm_cpuid2 *c, unsigned max, uint32_t irqlab_features,
+		 uint32_t kvm_features)
+{
+	struct kvm_cpuid_entry2 *h = leaf(c, max, CPUID_HV_BASE);
+	struct kvm_cpuid_entry2 *f = leaf(c, max, IRQLAB_CPUID_FEATURES), *k;
+
+	if (!h || !f)
+		return -1;
+	if (h->eax < IRQLAB_CPUID_FEATURES)
+		h->eax = IRQLAB_CPUID_FEATURES;
+	zero(f);
+	f->eax = irqlab_features;
+	if (!kvm_features)
+		return 0;
+	h = leaf(c, max, KVM_PV_CPUID_BASE);
+	k = leaf(c, max, KVM_PV_CPUID_BASE + 1);
+	if (!h || !k)
+		return -1;
+	h->eax = KVM_PV_CPUID_BASE + 1;
+	memcpy(&h->ebx, KVM_PV_SIGNATURE, 4);
+	memcpy(&h->ecx, KVM_PV_SIGNATURE + 4, 4);
+	memcpy(&h->edx, KVM_PV_SIGNATURE + 8, 4);
+	zero(k);
+	k->eax = kvm_features;
+	return 0;
 }
 
 /*
@@ -163,29 +192,5 @@ uint32_t cpuid_kvm_features(struct kvm_cpuid2 *c)
 	memcpy(sig, &h->ebx, 4);
 	memcpy(sig + 4, &h->ecx, 4);
 	memcpy(sig + 8, &h->edx, 4);
-	return memcmp(sig, CPUID_KVM_SIGNATURE, 12) ? 0 : f->eax;
-}
-
-int cpuid_set_pv(struct kvm_cpuid2 *c, unsigned max, uint32_t irqlab,
-		 uint32_t kvm)
-{
-	struct kvm_cpuid_entry2 *f = leaf(c, max, CPUID_HV_BASE + 1), *h, *k;
-
-	if (!f)
-		return -1;
-	zero(f);
-	f->eax = irqlab;
-	if (!kvm)
-		return 0;
-	h = leaf(c, max, CPUID_HV_KVM_BASE);
-	k = leaf(c, max, CPUID_HV_KVM_BASE + 1);
-	if (!h || !k)
-		return -1;
-	h->eax = CPUID_HV_KVM_BASE + 1;
-	memcpy(&h->ebx, CPUID_KVM_SIGNATURE, 4);
-	memcpy(&h->ecx, CPUID_KVM_SIGNATURE + 4, 4);
-	memcpy(&h->edx, CPUID_KVM_SIGNATURE + 8, 4);
-	zero(k);
-	k->eax = kvm;
-	return 0;
+	return memcmp(sig, KVM_PV_SIGNATURE, 12) ? 0 : f->eax;
 }

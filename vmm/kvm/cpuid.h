@@ -11,9 +11,9 @@
  *   0x40000001  EAX = irqlab's PV features (IRQLAB_FEATURE_*, hw/irqlab.h)
  *   0x40000010  EAX = TSC kHz, EBX = APIC bus kHz (VMware's timing leaf,
  *               which QEMU and illumos also read)
- *   0x40000100  "KVMKVMKVM\0\0\0", EAX = 0x40000101, when KVM's PV
+ *   0x40000100  "KVMKVMKVM\0\0\0", EAX = 0x40000101, only when KVM's PV
  *               features are offered (kernel and split irqchip)
- *   0x40000101  EAX = KVM_FEATURE_* bits (KVM's cpuid.rst)
+ *   0x40000101  EAX = KVM_FEATURE_* bits (KVM's cpuid.rst, hw/kvm_pv.h)
  */
 #ifndef VMM_CPUID_H
 #define VMM_CPUID_H
@@ -31,8 +31,6 @@ enum cpuid_freq {
 #define CPUID_HV_BASE		0x40000000u
 #define CPUID_HV_TIMING		0x40000010u
 #define CPUID_HV_SIGNATURE	"irqlabirqlab"
-#define CPUID_HV_KVM_BASE	0x40000100u
-#define CPUID_KVM_SIGNATURE	"KVMKVMKVM\0\0\0"
 /* KVM's Documentation/virt/kvm/x86/cpuid.rst */
 #define KVM_CPUID_FEATURE_PV_SEND_IPI	(1u << 11)
 
@@ -56,13 +54,14 @@ int cpuid_set_freq(struct kvm_cpuid2 *c, unsigned max, enum cpuid_freq mode,
 uint32_t cpuid_kvm_features(struct kvm_cpuid2 *c);
 
 /*
- * The PV feature leaves: 0x40000001 EAX = @irqlab (its other registers
- * 0, whatever KVM had there), and, if @kvm is not 0, KVM's leaves at
- * 0x40000100 with EAX of 0x40000101 = @kvm.  After cpuid_set_freq().
- * Returns 0, or -1 when @c has no room.
+ * irqlab's feature leaf, EAX = @irqlab_features, in place of whatever KVM's
+ * table had there (its own features, meaningless under irqlab's
+ * signature); and, if @kvm_features is not 0, KVM's leaf pair at
+ * 0x40000100 with them.  The 0x40000000 max leaf is raised to cover
+ * 0x40000001.  After cpuid_set_freq().  0, or -1 when @c has no room.
  */
-int cpuid_set_pv(struct kvm_cpuid2 *c, unsigned max, uint32_t irqlab,
-		 uint32_t kvm);
+int cpuid_set_pv(struct kvm_cpuid2 *c, unsigned max, uint32_t irqlab_features,
+		 uint32_t kvm_features);
 
 /*
  * MAXPHYADDR as the guest's CPUID states it (SDM 4.1.4):

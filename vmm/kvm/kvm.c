@@ -16,6 +16,8 @@
 #include <unistd.h>
 #include <x86intrin.h>
 
+#include "hw/irqlab.h"
+#include "hw/kvm_pv.h"
 #include "irqchip.h"
 #include "kvm.h"
 #include "util.h"
@@ -378,9 +380,9 @@ static bool kvm_hypercalls_loop(void)
 }
 
 /*
- * The PV leaves (cpuid.h): --pv-ipi is irqlab's doorbell bit with its
- * LAPIC, KVM's KVM_FEATURE_PV_SEND_IPI with KVM's, if this KVM has it
- * and its hypercalls work.
+ * The PV leaves (cpuid.h): --pv-eoi and --pv-ipi are irqlab's bits with
+ * its LAPIC; with KVM's, KVM_FEATURE_PV_EOI, and KVM_FEATURE_PV_SEND_IPI
+ * if this KVM has it and its hypercalls work.
  */
 static void kvm_cpuid_pv(struct vm *vm, struct kvm_cpuid2 *c, uint32_t kvm_has)
 {
@@ -388,6 +390,10 @@ static void kvm_cpuid_pv(struct vm *vm, struct kvm_cpuid2 *c, uint32_t kvm_has)
 
 	if (vm->cfg->pv_ipi && vm->cfg->irqchip == IRQCHIP_USER)
 		irqlab |= IRQLAB_FEATURE_PV_IPI;
+	if (vm->cfg->pv_eoi && vm->cfg->irqchip == IRQCHIP_USER)
+		irqlab |= IRQLAB_FEATURE_PV_EOI;
+	if (vm->cfg->pv_eoi && vm->cfg->irqchip != IRQCHIP_USER)
+		kvm |= 1u << KVM_PV_FEATURE_PV_EOI;
 	if (vm->cfg->pv_ipi && vm->cfg->irqchip != IRQCHIP_USER) {
 		if (kvm_hypercalls_loop())
 			warn("--pv-ipi: /dev/kvm is kvm_pvm, whose emulator "
