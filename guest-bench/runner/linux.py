@@ -42,7 +42,6 @@ import os
 import platform
 import shutil
 import subprocess
-import sys
 import time
 
 from . import ROOT, boot, records
