@@ -52,6 +52,7 @@ struct vmm_config {
 	const char *append;
 	struct vmm_module mods[VMM_MAX_MODULES];
 	unsigned nr_mods;
+	const char *initrd;	/* --initrd: Linux's initial ramdisk */
 	int protocol;		/* multiboot: 0 auto, 1, 2 */
 	enum irqchip_mode irqchip;
 	int x2apic;		/* CPUID x2APIC bit: -1 auto, 0 off, 1 on */
