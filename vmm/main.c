@@ -290,6 +290,8 @@ int main(int argc, char **argv)
 	kvm_set_boot_state(&vm.vcpus[0], &entry);
 	if (cfg.irqchip == IRQCHIP_KERNEL)
 		kvm_testdev_init(&vm);	/* else isa_init() added it */
+	/* the devices' ISA lines (COM1's IRQ 4): KVM's or irqlab's */
+	vm.isa_line = irqchip_isa_in_vmm(&cfg) ? isa_set_line : kvm_isa_line;
 
 	set = main_signals();
 	for (i = 0; i < vm.nr_vcpus; i++)

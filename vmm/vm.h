@@ -18,8 +18,11 @@
 #include "boot/mem.h"
 #include "dev/debugdev.h"
 #include "dev/fw_cfg.h"
+#include "dev/i8042.h"
+#include "dev/pci.h"
 #include "dev/pmtimer.h"
 #include "dev/pvport.h"
+#include "dev/rtc.h"
 #include "dev/testdev.h"
 #include "dev/uart.h"
 #include "exit/bus.h"
@@ -109,7 +112,13 @@ struct vm {
 
 	struct bus pio;
 	struct bus mmio;
+	pthread_mutex_t dev_lock;	/* COM1, RTC, i8042, PCI (exit/machine.c) */
 	struct uart com1;
+	struct rtc rtc;
+	struct i8042 i8042;
+	struct pci_host pci;
+	/* an ISA IRQ line: irqchip/isa.c's, or KVM_IRQ_LINE (kernel irqchip) */
+	void (*isa_line)(struct vm *vm, unsigned line, int level);
 	struct fw_cfg fw_cfg;
 	struct debugdev debug;
 	struct pvport pv;
