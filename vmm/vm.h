@@ -16,6 +16,7 @@
 
 #include "apic/ioapic.h"
 #include "boot/mem.h"
+#include "dev/acpipm.h"
 #include "dev/debugdev.h"
 #include "dev/fw_cfg.h"
 #include "dev/i8042.h"
@@ -112,11 +113,12 @@ struct vm {
 
 	struct bus pio;
 	struct bus mmio;
-	pthread_mutex_t dev_lock;	/* COM1, RTC, i8042, PCI (exit/machine.c) */
+	pthread_mutex_t dev_lock;	/* COM1, RTC, i8042, PCI, PM1 (exit/machine.c) */
 	struct uart com1;
 	struct rtc rtc;
 	struct i8042 i8042;
 	struct pci_host pci;
+	struct acpipm acpipm;	/* PM1a event and control: S5 power-off */
 	/* an ISA IRQ line: irqchip/isa.c's, or KVM_IRQ_LINE (kernel irqchip) */
 	void (*isa_line)(struct vm *vm, unsigned line, int level);
 	struct fw_cfg fw_cfg;

@@ -103,7 +103,7 @@ static void machine_reset(void *ctx)
 }
 
 /*
- * The legacy devices (COM1, RTC, i8042, PCI) are reached by any vCPU:
+ * The legacy devices (COM1, RTC, i8042, PCI, ACPI PM1) are reached by any vCPU:
  * one lock, dev_lock, serialises them.  Their IRQ lines take isa_lock
  * (or KVM_IRQ_LINE) inside it; nothing takes dev_lock inside isa_lock.
  */
@@ -186,6 +186,7 @@ void machine_init(struct vm *vm)
 	rtc_init(&vm->rtc, machine_wall_ns, vm);
 	i8042_init(&vm->i8042, machine_reset, machine_i8042_irq, vm);
 	pci_init(&vm->pci);
+	acpipm_init(&vm->acpipm, machine_poweroff, vm);
 	fw_cfg_init(&vm->fw_cfg, vm->nr_vcpus);
 	vm->debug = (struct debugdev){ machine_out, machine_poweroff, vm };
 	vm->pv = (struct pvport){
@@ -202,6 +203,8 @@ void machine_init(struct vm *vm)
 			   i8042_data_read, i8042_data_write);
 	machine_add_locked(vm, "i8042-cmd", I8042_PORT_CMD, 1, &vm->i8042,
 			   i8042_cmd_read, i8042_cmd_write);
+	machine_add_locked(vm, "acpi-pm1", ACPIPM_PORT, ACPIPM_LEN,
+			   &vm->acpipm, acpipm_bus_read, acpipm_bus_write);
 	machine_add_locked(vm, "pci-conf", PCI_PORT_ADDR, PCI_PORT_LEN,
 			   &vm->pci, pci_bus_read, pci_bus_write);
 	machine_add(&vm->pio, &(struct bus_dev){ "debugcon", PORT_DEBUGCON, 1,
