@@ -23,14 +23,17 @@ static void usage(FILE *f)
 	fprintf(f,
 "usage: irqlab-vmm [options] KERNEL\n"
 "\n"
-"Boot a multiboot (v1 or v2, ELF32/ELF64 or a.out-kludge) KERNEL on KVM,\n"
-"with every VM exit counted.\n"
+"Boot a multiboot (v1 or v2, ELF32/ELF64 or a.out-kludge) KERNEL, or a\n"
+"Linux bzImage (boot protocol 2.12+, 64-bit entry), on KVM, with every\n"
+"VM exit counted.\n"
 "\n"
 "  -c, --cpus N            vCPUs (1-%d, default 1); the APs wait for a SIPI\n"
 "  -m, --mem MIB           guest RAM in MiB (%d-%d, default 64)\n"
-"  -a, --append CMDLINE    kernel command line after argv[0] (the path)\n"
+"  -a, --append CMDLINE    kernel command line: after argv[0] (the path)\n"
+"                          for multiboot, the whole line for Linux\n"
 "      --module FILE[,STR] load FILE as a multiboot module with command\n"
 "                          line STR; repeatable (at most %d)\n"
+"      --initrd FILE       Linux: the initial ramdisk\n"
 "      --multiboot 1|2     force the multiboot version (default: 2 if the\n"
 "                          image has a multiboot2 header, else 1)\n"
 "      --irqchip MODE      user (default): irqlab emulates the local APIC,\n"
@@ -115,6 +118,7 @@ enum {
 	OPT_IOAPIC,
 	OPT_CPUID_FREQ,
 	OPT_TIMEOUT,
+	OPT_INITRD,
 };
 
 static const struct option options[] = {
@@ -122,6 +126,7 @@ static const struct option options[] = {
 	{ "mem", required_argument, NULL, 'm' },
 	{ "append", required_argument, NULL, 'a' },
 	{ "module", required_argument, NULL, OPT_MODULE },
+	{ "initrd", required_argument, NULL, OPT_INITRD },
 	{ "multiboot", required_argument, NULL, OPT_MULTIBOOT },
 	{ "irqchip", required_argument, NULL, OPT_IRQCHIP },
 	{ "x2apic", no_argument, NULL, OPT_X2APIC },
@@ -208,6 +213,11 @@ void cli_parse(int argc, char **argv, struct vmm_config *cfg)
 			break;
 		case OPT_MODULE:
 			add_module(cfg, optarg);
+			break;
+		case OPT_INITRD:
+			if (!*optarg)
+				bad_usage("--initrd needs a file name%s", "");
+			cfg->initrd = optarg;
 			break;
 		case OPT_MULTIBOOT:
 			cfg->protocol = parse_num(optarg, 1, 2,

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "hw/multiboot.h"
+#include "linux.h"
 #include "loader_internal.h"
 
 int loader_fail(struct loader *ld, const char *fmt, ...)
@@ -392,17 +393,22 @@ static int check_params(struct loader *ld)
 	for (i = 0; i < p->nr_mods; i++)
 		if (!p->mods[i].data && p->mods[i].len)
 			return loader_fail(ld, "no data for module %u", i);
+	if (!p->initrd && p->initrd_len)
+		return loader_fail(ld, "no initrd data");
 	return 0;
 }
 
 static void fill_entry(const struct loader *ld, struct boot_entry *out)
 {
 	out->protocol = ld->hdr.protocol;
+	out->mode = BOOT_MODE_PM32;
 	out->eip = ld->entry;
 	out->eax = ld->hdr.protocol == 1 ? MB1_BOOT_MAGIC : MB2_BOOT_MAGIC;
 	out->ebx = ld->mbi_addr;
 	out->gdt_addr = ld->gdt_addr;
 	out->gdt_limit = LOADER_GDT_ENTRIES * 8 - 1;
+	out->cs = LOADER_GDT_CS;
+	out->ds = LOADER_GDT_DS;
 	out->load_start = ld->load_start;
 	out->load_end = ld->load_end;
 	out->info_start = ld->info.base;
@@ -420,8 +426,19 @@ int loader_load(const struct guest_mem *mem, const struct boot_params *p,
 	if (!mem || !p || !out)
 		return loader_fail(&ld, "loader_load: NULL argument");
 	memset(out, 0, sizeof(*out));
-	if (check_params(&ld) || mb_parse_header(&ld) || load_kernel(&ld) ||
-	    layout(&ld))
+	if (check_params(&ld))
+		goto out;
+	/* boot.rst: a bzImage has "HdrS" at 0x202 (or at least the boot
+	 * sector's 0xaa55 at 0x1fe); multiboot kernels are ELF or kludge */
+	if (!p->protocol && linux_is_image(p->image, p->image_len)) {
+		ret = linux_load(&ld, out);
+		goto out;
+	}
+	if (p->initrd) {
+		loader_fail(&ld, "--initrd is for a Linux kernel (bzImage); a multiboot kernel takes --module");
+		goto out;
+	}
+	if (mb_parse_header(&ld) || load_kernel(&ld) || layout(&ld))
 		goto out;
 	commit(&ld);
 	fill_entry(&ld, out);

@@ -74,6 +74,23 @@ struct loader {
 	uint32_t mbi_addr;	/* what EBX points to */
 };
 
+/* One range of the guest's memory map (type: MB_MEMORY_*, as e820's). */
+struct mem_range {
+	uint64_t addr;
+	uint64_t len;
+	uint32_t type;
+};
+
+#define LOADER_MMAP_MAX	5
+
+/* bootinfo.c: the guest's memory map, in @r; returns how many ranges. */
+unsigned loader_mmap_ranges(const struct guest_mem *mem, struct mem_range *r);
+
+static inline uint64_t loader_align_down(uint64_t v, uint64_t align)
+{
+	return v & ~(align - 1);
+}
+
 static inline uint64_t loader_align_up(uint64_t v, uint64_t align)
 {
 	return (v + align - 1) & ~(align - 1);
@@ -93,5 +110,8 @@ int mb_parse_header(struct loader *ld);
  */
 int mb_build_info(struct loader *ld, uint64_t base);
 void mb_free_info(struct loader *ld);
+
+/* linux.c: load a bzImage (boot.rst, 64-bit entry) and fill @out; 0 or -1. */
+int linux_load(struct loader *ld, struct boot_entry *out);
 
 #endif
