@@ -297,19 +297,34 @@ def row_qemu(a, accel, smp):
     take_guest(row, res, smp)
     if prefix:
         got = perf_stat_read(stat_file)
-        if 'kvm:kvm_exit' in got:
+        if got.get('kvm:kvm_exit'):
             row.exits = got['kvm:kvm_exit']
             row.exits_how = 'perf stat -a kvm:kvm_exit (whole host: ' \
                 'other VMs too)'
-            if 'kvm:kvm_emulate_insn' in got:
-                row.exits_how += ', %d kvm:kvm_emulate_insn' % \
-                    got['kvm:kvm_emulate_insn']
+        elif 'kvm:kvm_userspace_exit' in got:
+            # kvm_pvm does not fire kvm:kvm_exit (0): count what it does
+            row.exits = got['kvm:kvm_userspace_exit']
+            row.exits_how = 'perf stat -a kvm:kvm_userspace_exit (whole ' \
+                'host; kvm:kvm_exit counted %d)' % got.get('kvm:kvm_exit', 0)
+        if 'kvm:kvm_emulate_insn' in got and row.exits_how:
+            row.exits_how += ', %d kvm:kvm_emulate_insn' % \
+                got['kvm:kvm_emulate_insn']
         res.timed_out = res.timed_out or res.status == 124
     if res.timed_out and row.state == 'did-not-boot':
         row.why = 'did not boot: no /init in %d s (%s); last console ' \
             'line: %s' % (limit, why if accel == 'kvm' else 'TCG',
                           row.last_line)
     return row
+
+
+def top_exits(ex, n=6):
+    """The @n commonest exit keys of --stats-json's exits: ports (pio
+    0x608), MMIO (lapic+0xb0), MSRs, with their counts."""
+    keys = [('pio ' + k, v) for k, v in ex.get('by_port', {}).items()]
+    keys += [(k, v) for k, v in ex.get('by_mmio', {}).items()]
+    keys += [('msr ' + k, v) for k, v in ex.get('by_msr', {}).items()]
+    keys.sort(key=lambda kv: -kv[1])
+    return ', '.join('%s %d' % kv for kv in keys[:n])
 
 
 def row_irqlab(a, irqchip, smp):
@@ -325,13 +340,14 @@ def row_irqlab(a, irqchip, smp):
     js = os.path.join(OUT, name + '.json')
     if os.path.exists(js):
         os.unlink(js)
+    append = APPEND + ' quiet'     # as TCG: the console's exits left out
     if how == 'direct':
-        cmd = [boot.VMM] + vmm_linux_args(irqchip, smp, stats_json=js)
+        cmd = [boot.VMM] + vmm_linux_args(irqchip, smp, append, js)
         res = boot.run(cmd, a.vmm_limit, marks=(INIT_MARK,))
     else:
         env = dict(os.environ, NESTED_MEM=str(MEM_MB + 512))
         cmd = [RIG, '-t', str(a.vmm_limit), '--'] + vmm_linux_args(
-            irqchip, smp, stats_json=rel(js), bzimage=rel(BZIMAGE),
+            irqchip, smp, append, rel(js), bzimage=rel(BZIMAGE),
             initrd=rel(INITRD))
         res = boot.run(cmd, a.vmm_limit + 300, env=env)
     save(name, res)
@@ -345,9 +361,11 @@ def row_irqlab(a, irqchip, smp):
         row.host_init_s = None      # the rig's own boot is in that time
     try:
         with open(js) as f:
-            row.exits = json.load(f)['exits']['total']
-            row.exits_how = 'irqlab-vmm --stats-json exits.total'
-    except (OSError, ValueError, KeyError):
+            ex = json.load(f)['exits']
+        row.exits = ex['total']
+        row.exits_how = 'irqlab-vmm --stats-json exits.total; the most: ' + \
+            top_exits(ex)
+    except (OSError, ValueError, KeyError, TypeError):
         pass
     if row.state != 'ok':
         err = [l for l in res.err.splitlines() if l.strip()]
