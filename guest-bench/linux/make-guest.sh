@@ -17,13 +17,16 @@
 # build/linux-guest/sysroot.  apt-get update runs first only when the apt
 # lists do not know a package.
 #
+# LINUX_GUEST_DIR (under the repository, default build/linux-guest) puts
+# it all elsewhere.
+#
 # Exit status: 0 done (or already up to date), 77 with "SKIP: ..." when
 # this host cannot fetch the packages (no apt, not root, no lists),
 # 1 with "linux-guest: ..." on any other failure.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 ROOT=$PWD
-O=build/linux-guest
+O=${LINUX_GUEST_DIR:-build/linux-guest}
 DL=$O/dl
 VERBOSE=0
 [ "${1:-}" = -v ] && VERBOSE=1
@@ -118,15 +121,25 @@ missing_libs() {
 	LD_LIBRARY_PATH=$(sys_ldpath) ldd $O/perf | awk '/not found/ { print $1 }'
 }
 # fetch_libs: when the host lacks some, download linux-perf's library
-# dependencies (and theirs: apt-cache depends --recurse) into the sysroot.
+# dependencies (and theirs: apt-cache depends --recurse) that are not
+# installed into the sysroot; LINUX_GUEST_LIBS=download takes every one
+# from there (the path a host without linux-perf takes).
 fetch_libs() {
-	[ -z "$(missing_libs)" ] && return 0
-	log "the host lacks: $(missing_libs | tr '\n' ' ')"
+	local all=0
+	if [ "${LINUX_GUEST_LIBS:-}" = download ]; then
+		all=1
+		[ -f $SYSROOT/.all ] && return 0
+	else
+		[ -z "$(missing_libs)" ] && return 0
+		log "the host lacks: $(missing_libs | tr '\n' ' ')"
+	fi
 	local x=$DL/libs pkgs d
 	pkgs=$(apt-cache depends --recurse --no-recommends --no-suggests \
 		--no-conflicts --no-breaks --no-replaces --no-enhances linux-perf |
 		awk '/^lib|^zlib/ && !/:/ { print }' | sort -u |
-		while read -r p; do dpkg -s "$p" >/dev/null 2>&1 || echo "$p"; done)
+		while read -r p; do
+			[ $all = 1 ] || ! dpkg -s "$p" >/dev/null 2>&1 && echo "$p"
+		done)
 	[ -n "$pkgs" ] || die "ldd $O/perf: missing $(missing_libs | tr '\n' ' ')and no package to fetch"
 	rm -rf $x && mkdir -p $x $SYSROOT
 	apt_download $x $pkgs || die "apt-get download of perf's libraries failed"
@@ -134,6 +147,7 @@ fetch_libs() {
 		dpkg-deb -x "$d" $SYSROOT || die "cannot unpack $d"
 	done
 	rm -rf $x
+	[ $all = 1 ] && : >$SYSROOT/.all
 	[ -z "$(missing_libs)" ] ||
 		die "ldd $O/perf: still missing $(missing_libs | tr '\n' ' ')"
 }
