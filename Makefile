@@ -221,4 +221,4 @@ integration: all $(NATIVE_FUTEX)
 clean:
 	rm -rf $(B)
 
--include $(shell find $(B) -name '*.d' 2>/dev/null)
+-include $(shell find $(B) -name '*.d' -type f 2>/dev/null)

@@ -146,7 +146,9 @@ fetch_libs() {
 	for d in $x/*.deb; do
 		dpkg-deb -x "$d" $SYSROOT || die "cannot unpack $d"
 	done
-	rm -rf $x
+	# only the libraries are wanted (an etc/ld.so.conf.d would also look
+	# like a make dependency file to the Makefile's find)
+	rm -rf $x $SYSROOT/etc $SYSROOT/usr/share $SYSROOT/usr/bin $SYSROOT/sbin
 	[ $all = 1 ] && : >$SYSROOT/.all
 	[ -z "$(missing_libs)" ] ||
 		die "ldd $O/perf: still missing $(missing_libs | tr '\n' ' ')"
