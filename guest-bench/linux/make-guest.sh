@@ -182,5 +182,6 @@ done <$O/libs.txt
 (cd $R && find . | LC_ALL=C sort | "$ROOT/$O/busybox" cpio -o -H newc -R 0:0 2>/dev/null) |
 	gzip -9 >$O/initramfs.gz.tmp && mv $O/initramfs.gz.tmp $O/initramfs.gz ||
 	die "cannot build the initramfs"
+rm -f $O/apt.err
 log "$O/initramfs.gz: $(wc -c <$O/initramfs.gz) bytes, $(wc -l <$O/libs.txt) libraries"
 exit 0

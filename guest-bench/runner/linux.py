@@ -20,6 +20,7 @@ Rows (--rows, comma-separated, default all):
                    on kvm_pvm a stock kernel crawls in KVM's instruction
                    emulator: it gets --kvm-limit seconds, then "did not
                    boot" with the last console line
+    qemu-kvm-split the same with -machine kernel_irqchip=split
 
 Each guest boots once with N vCPUs (--smp, default 2) and runs the
 default lines of guest-bench/linux/init: perf bench futex wake -t 1 and
@@ -53,7 +54,7 @@ OUT = os.path.join(ROOT, 'build/bench-linux')
 RESULTS = os.path.join(ROOT, 'bench-results/linux.json')
 RIG = os.path.join(ROOT, 'tests/nested/run-in-kvm.sh')
 ROWS = ['native', 'irqlab-user', 'irqlab-split', 'irqlab-kernel',
-        'qemu-tcg', 'qemu-kvm']
+        'qemu-tcg', 'qemu-kvm', 'qemu-kvm-split']
 # The console on COM1; panic=-1 and -no-reboot end a panicking guest.
 APPEND = 'console=ttyS0 panic=-1'
 MEM_MB = 512
@@ -100,10 +101,13 @@ def host_name():
 # ---- the commands ------------------------------------------------------------
 
 def qemu_linux_cmd(accel='tcg', cpu=None, smp=2, append=APPEND,
-                   qemu=None):
+                   qemu=None, irqchip=None):
     """QEMU booting the bzImage and initramfs, the console on stdout;
-    the guest's poweroff ends it with status 0."""
+    the guest's poweroff ends it with status 0.  @irqchip: KVM's
+    kernel_irqchip (on, split), QEMU's default (on) if None."""
     cmd = [qemu or boot.qemu_binary(), '-accel', accel]
+    if irqchip:
+        cmd += ['-machine', 'pc,kernel_irqchip=' + irqchip]
     if cpu:
         cmd += ['-cpu', cpu]
     return cmd + ['-smp', str(smp), '-m', str(MEM_MB), '-kernel', BZIMAGE,
@@ -265,8 +269,8 @@ def row_native(a, smp):
     return row
 
 
-def row_qemu(a, accel, smp):
-    name = 'qemu-' + accel
+def row_qemu(a, accel, smp, irqchip=None):
+    name = 'qemu-' + accel + ('-' + irqchip if irqchip else '')
     kind, why = host_kvm()
     cpu = None
     if accel == 'kvm':
@@ -280,12 +284,13 @@ def row_qemu(a, accel, smp):
             r.state, r.why = 'skipped', probe.why
             return r
         cpu = probe.used
-    row = Row(name, 'qemu-system-x86_64 -accel %s%s' % (
-        accel, ' -cpu ' + cpu if cpu else ''))
+    row = Row(name, 'qemu-system-x86_64 -accel %s%s%s' % (
+        accel, ' -cpu ' + cpu if cpu else '',
+        ' -machine kernel_irqchip=' + irqchip if irqchip else ''))
     limit = a.kvm_limit if accel == 'kvm' else a.tcg_limit
     # Under KVM the decompressor's and early lines say how far it got.
     append = APPEND + (' earlyprintk=ttyS0' if accel == 'kvm' else ' quiet')
-    cmd = qemu_linux_cmd(accel, cpu, smp, append)
+    cmd = qemu_linux_cmd(accel, cpu, smp, append, irqchip=irqchip)
     stat_file = os.path.join(OUT, name + '.perf')
     prefix = perf_stat_prefix(stat_file) if accel == 'kvm' else []
     if prefix:
@@ -448,7 +453,8 @@ def main(argv=None):
         if name == 'native':
             r = row_native(a, a.smp)
         elif name.startswith('qemu-'):
-            r = row_qemu(a, name[5:], a.smp)
+            accel, _, irqchip = name[5:].partition('-')
+            r = row_qemu(a, accel, a.smp, irqchip or None)
         else:
             r = row_irqlab(a, name[7:], a.smp)
         say('linux-bench: %s: %s in %.0f s%s' % (
@@ -473,5 +479,5 @@ def main(argv=None):
     # QEMU/KVM not booting is what a kvm_pvm host does: reported, not a
     # failure; any other row that could run and did not is one
     return 1 if any(r.state == 'failed' or (r.state == 'did-not-boot' and
-                                            r.name != 'qemu-kvm')
+                                            not r.name.startswith('qemu-kvm'))
                     for r in rows) else 0
