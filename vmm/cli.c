@@ -65,6 +65,11 @@ static void usage(FILE *f)
 "                          (1-%u; default: no limit): status 18, and each\n"
 "                          vCPU's LAPIC state (IRR, ISR, TMR, TPR, PPR,\n"
 "                          LVTs, timer) on stderr\n"
+"      --kvm-pv off|on     on: advertise KVM's paravirtual leaves at\n"
+"                          0x40000100 (kvmclock, steal time; with KVM's\n"
+"                          LAPIC also PV EOI, PV send-IPI, PV unhalt,\n"
+"                          TLB flush, sched yield); off (default): the\n"
+"                          emulated hardware only\n"
 "      --stats             print the exit table on stderr at exit\n"
 "      --stats-json FILE   write the exit counters as JSON to FILE\n"
 "  -h, --help              this text\n"
@@ -73,7 +78,8 @@ static void usage(FILE *f)
 "Exit status: the guest's (irqlab power-off port), (V<<1)|1 for a write of V\n"
 "to isa-debug-exit (0xf4), or: 2 bad usage, 4 bad kernel image, 6 KVM/host\n"
 "failure, 8 guest triple fault, 10 KVM internal error, 12 entry failure,\n"
-"14 unhandled exit, 16 guest halted for good, 18 --timeout ran out.\n"
+"14 unhandled exit, 16 guest halted for good, 18 --timeout ran out,\n"
+"20 the guest reset the machine (i8042); 0 when it entered ACPI S5.\n"
 "docs/VMM.md has the details.\n",
 		VMM_MAX_CPUS, MEM_MIN_MIB, MEM_MAX_MIB, VMM_MAX_MODULES,
 		TIMEOUT_MAX_S);
@@ -119,6 +125,7 @@ enum {
 	OPT_CPUID_FREQ,
 	OPT_TIMEOUT,
 	OPT_INITRD,
+	OPT_KVM_PV,
 };
 
 static const struct option options[] = {
@@ -127,6 +134,7 @@ static const struct option options[] = {
 	{ "append", required_argument, NULL, 'a' },
 	{ "module", required_argument, NULL, OPT_MODULE },
 	{ "initrd", required_argument, NULL, OPT_INITRD },
+	{ "kvm-pv", required_argument, NULL, OPT_KVM_PV },
 	{ "multiboot", required_argument, NULL, OPT_MULTIBOOT },
 	{ "irqchip", required_argument, NULL, OPT_IRQCHIP },
 	{ "x2apic", no_argument, NULL, OPT_X2APIC },
@@ -273,6 +281,15 @@ void cli_parse(int argc, char **argv, struct vmm_config *cfg)
 		case OPT_TIMEOUT:
 			cfg->timeout_s = parse_num(optarg, 1, TIMEOUT_MAX_S,
 				"--timeout must be whole seconds from 1 to 1000000, not '%s'");
+			break;
+		case OPT_KVM_PV:
+			if (!strcmp(optarg, "on"))
+				cfg->kvm_pv = true;
+			else if (!strcmp(optarg, "off"))
+				cfg->kvm_pv = false;
+			else
+				bad_usage("--kvm-pv must be off or on, not '%s'",
+					  optarg);
 			break;
 		case OPT_STATS:
 			cfg->stats = true;

@@ -66,6 +66,7 @@ struct vmm_config {
 	unsigned trace;		/* TRACE_* */
 	enum ioapic_policy ioapic_policy;	/* --ioapic */
 	enum cpuid_freq cpuid_freq;		/* --cpuid-freq */
+	bool kvm_pv;		/* --kvm-pv: KVM's PV leaves at 0x40000100 */
 	bool stats;
 	const char *stats_json;
 	unsigned timeout_s;	/* --timeout: 0 for none */

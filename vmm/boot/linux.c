@@ -172,7 +172,7 @@ static int linux_place_initrd(struct loader *ld, struct linux_img *k)
 	return 0;
 }
 
-static int linux_check_cmdline(struct loader *ld, struct linux_img *k)
+static int linux_check_params(struct loader *ld, struct linux_img *k)
 {
 	k->cmdline = ld->p->append ? ld->p->append : "";
 	k->cmdline_len = strlen(k->cmdline);
@@ -275,7 +275,7 @@ int linux_load(struct loader *ld, struct boot_entry *out)
 	struct linux_img k;
 
 	memset(&k, 0, sizeof(k));
-	if (linux_parse(ld, &k) || linux_check_cmdline(ld, &k) ||
+	if (linux_parse(ld, &k) || linux_check_params(ld, &k) ||
 	    linux_place_kernel(ld, &k) || linux_place_initrd(ld, &k))
 		return -1;
 	linux_commit(ld, &k);

@@ -17,6 +17,7 @@
 #include <x86intrin.h>
 
 #include "boot/loader.h"
+#include "cpuid_kvm.h"
 #include "irqchip.h"
 #include "kvm.h"
 #include "util.h"
@@ -366,6 +367,8 @@ static void kvm_create_vcpu(struct vm *vm, unsigned i)
 void kvm_create_vcpus(struct vm *vm)
 {
 	struct kvm_cpuid2 *cpuid = kvm_supported_cpuid(vm);
+	/* KVM's own PV leaves: out of irqlab's 0x40000000 range */
+	uint32_t kvm_pv = cpuid_kvm_take_features(cpuid);
 	unsigned i;
 
 	kvm_check_x2apic(vm, cpuid);
@@ -382,6 +385,15 @@ void kvm_create_vcpus(struct vm *vm)
 		die(EXIT_HOST, "CPUID: no room for the frequency leaves");
 	if (vm->cfg->cpuid_freq != CPUID_FREQ_OFF && !vm->tsc_khz)
 		warn("KVM_GET_TSC_KHZ failed: no CPUID frequency leaves");
+	if (vm->cfg->kvm_pv) {
+		kvm_pv = cpuid_kvm_pv_features(kvm_pv,
+					       vm->cfg->irqchip != IRQCHIP_USER);
+		if (!kvm_pv)
+			warn("--kvm-pv=on: this KVM offers none of the PV "
+			     "features irqlab would advertise");
+		if (cpuid_set_kvm_leaves(cpuid, CPUID_MAX_ENTRIES, kvm_pv))
+			die(EXIT_HOST, "CPUID: no room for KVM's PV leaves");
+	}
 	for (i = 0; i < vm->nr_vcpus; i++) {
 		if (i && vm->cfg->irqchip == IRQCHIP_USER)
 			kvm_tsc_offset(&vm->vcpus[i]);
