@@ -117,10 +117,11 @@ def qemu_linux_cmd(accel='tcg', cpu=None, smp=2, append=APPEND,
 
 
 def vmm_linux_args(irqchip='user', smp=2, append=APPEND, stats_json=None,
-                   bzimage=BZIMAGE, initrd=INITRD):
-    """irqlab-vmm's arguments (no program name) for the Linux guest."""
+                   bzimage=BZIMAGE, initrd=INITRD, extra=()):
+    """irqlab-vmm's arguments (no program name) for the Linux guest;
+    @extra: more options (--kvm-pv=on, --x2apic...)."""
     args = ['--cpus', str(smp), '--mem', str(MEM_MB),
-            '--irqchip=' + irqchip]
+            '--irqchip=' + irqchip] + list(extra)
     if stats_json:
         args += ['--stats-json', stats_json]
     return args + ['--initrd', initrd, '-a', append, bzimage]
@@ -174,7 +175,7 @@ class Row:
         self.wake = {}              # threads -> WakeSummary
         self.init_s = None          # guest uptime at /init
         self.host_init_s = None     # host time to the @linux line
-        self.wall_s = None
+        self.wall_s = None          # the VM's: QEMU's, irqlab-vmm's own
         self.exits = None
         self.exits_how = ''
         self.irq = {}               # cpu -> {loc, res, cal} deltas
@@ -338,8 +339,8 @@ def row_irqlab(a, irqchip, smp):
     how = a.irqlab
     if how == 'auto':
         how = 'direct' if kind == 'real' else 'nested'
-    row = Row(name, 'irqlab-vmm --irqchip=%s, %s' % (
-        irqchip, 'on this host\'s /dev/kvm (%s)' % why if how == 'direct'
+    row = Row(name, 'irqlab-vmm --irqchip=%s%s, %s' % (
+        irqchip, ''.join(' ' + x for x in a.vmm_args), 'on this host\'s /dev/kvm (%s)' % why if how == 'direct'
         else 'in the nested rig (QEMU TCG, emulated SVM, kvm_amd): %s'
         % why))
     js = os.path.join(OUT, name + '.json')
@@ -347,13 +348,14 @@ def row_irqlab(a, irqchip, smp):
         os.unlink(js)
     append = APPEND + ' quiet'     # as TCG: the console's exits left out
     if how == 'direct':
-        cmd = [boot.VMM] + vmm_linux_args(irqchip, smp, append, js)
+        cmd = [boot.VMM] + vmm_linux_args(irqchip, smp, append, js,
+                                          extra=a.vmm_args)
         res = boot.run(cmd, a.vmm_limit, marks=(INIT_MARK,))
     else:
         env = dict(os.environ, NESTED_MEM=str(MEM_MB + 512))
         cmd = [RIG, '-t', str(a.vmm_limit), '--'] + vmm_linux_args(
             irqchip, smp, append, rel(js), bzimage=rel(BZIMAGE),
-            initrd=rel(INITRD))
+            initrd=rel(INITRD), extra=a.vmm_args)
         res = boot.run(cmd, a.vmm_limit + 300, env=env)
     save(name, res)
     if res.status == 77:
@@ -364,9 +366,13 @@ def row_irqlab(a, irqchip, smp):
     take_guest(row, res, smp)
     if how == 'nested':
         row.host_init_s = None      # the rig's own boot is in that time
+    if how == 'nested':
+        row.wall_s = None           # so is the rig's in the process's time
     try:
         with open(js) as f:
-            ex = json.load(f)['exits']
+            st = json.load(f)
+        ex = st['exits']
+        row.wall_s = st.get('wall_ns', 0) / 1e9 or row.wall_s
         row.exits = ex['total']
         row.exits_how = 'irqlab-vmm --stats-json exits.total; the most: ' + \
             top_exits(ex)
@@ -394,14 +400,15 @@ def fmt_s(v):
 
 def table(rows, smp):
     head = ['row', 'wake -t 1 ms', 'wake -t %d ms' % smp, '/init (guest s)',
-            '/init (host s)', 'exits', 'LOC/RES/CAL per CPU', 'state']
+            '/init (host s)', 'VM wall s', 'exits', 'LOC/RES/CAL per CPU',
+            'state']
     out = [head]
     for r in rows:
         irq = ' '.join('%s/%s/%s' % (d['loc'], d['res'], d['cal'])
                        for _, d in sorted(r.irq.items())) or '-'
         out.append([r.name, fmt_wake(r.wake.get(1)),
                     fmt_wake(r.wake.get(smp)) if smp != 1 else '-',
-                    fmt_s(r.init_s), fmt_s(r.host_init_s),
+                    fmt_s(r.init_s), fmt_s(r.host_init_s), fmt_s(r.wall_s),
                     '-' if r.exits is None else str(r.exits), irq, r.state])
     w = [max(len(x[i]) for x in out) for i in range(len(head))]
     lines = ['| ' + ' | '.join(c.ljust(w[i]) for i, c in enumerate(x)) +
@@ -422,7 +429,11 @@ def parse_args(argv):
     p.add_argument('--tcg-limit', type=int, default=180)
     p.add_argument('--kvm-limit', type=int, default=240)
     p.add_argument('--vmm-limit', type=int, default=900)
+    p.add_argument('--vmm-args', default='',
+                   help='more irqlab-vmm options, blank-separated '
+                   '(e.g. --kvm-pv=on)')
     a = p.parse_args(argv)
+    a.vmm_args = a.vmm_args.split()
     a.rows = [r for r in a.rows.split(',') if r]
     bad = [r for r in a.rows if r not in ROWS]
     if bad or not 1 <= a.smp <= 8:
