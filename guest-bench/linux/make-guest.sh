@@ -140,7 +140,8 @@ fetch_libs() {
 		while read -r p; do
 			[ $all = 1 ] || ! dpkg -s "$p" >/dev/null 2>&1 && echo "$p"
 		done)
-	[ -n "$pkgs" ] || die "ldd $O/perf: missing $(missing_libs | tr '\n' ' ')and no package to fetch"
+	[ -n "$pkgs" ] ||
+		die "ldd $O/perf: missing $(missing_libs | tr '\n' ' ')and nothing to fetch"
 	rm -rf $x && mkdir -p $x $SYSROOT
 	apt_download $x $pkgs || die "apt-get download of perf's libraries failed"
 	for d in $x/*.deb; do

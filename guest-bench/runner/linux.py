@@ -65,7 +65,7 @@ def say(msg):
     print(msg, flush=True)
 
 
-# ---- the host -------------------------------------------------------------
+# ---- the host ------------------------------------------------------------
 
 def host_kvm():
     """How /dev/kvm is backed here: ('real', module) for kvm_intel or
@@ -98,7 +98,7 @@ def host_name():
                                       os.cpu_count() or 0, platform.release())
 
 
-# ---- the commands ------------------------------------------------------------
+# ---- the commands --------------------------------------------------------
 
 def qemu_linux_cmd(accel='tcg', cpu=None, smp=2, append=APPEND,
                    qemu=None, irqchip=None):
@@ -165,7 +165,7 @@ def perf_stat_read(path):
     return got
 
 
-# ---- the rows ------------------------------------------------------------------
+# ---- the rows ------------------------------------------------------------
 
 class Row:
     def __init__(self, name, how):
@@ -339,10 +339,10 @@ def row_irqlab(a, irqchip, smp):
     how = a.irqlab
     if how == 'auto':
         how = 'direct' if kind == 'real' else 'nested'
+    where = ('on this host\'s /dev/kvm (%s)' % why if how == 'direct' else
+             'in the nested rig (QEMU TCG, emulated SVM, kvm_amd): ' + why)
     row = Row(name, 'irqlab-vmm --irqchip=%s%s, %s' % (
-        irqchip, ''.join(' ' + x for x in a.vmm_args), 'on this host\'s /dev/kvm (%s)' % why if how == 'direct'
-        else 'in the nested rig (QEMU TCG, emulated SVM, kvm_amd): %s'
-        % why))
+        irqchip, ''.join(' ' + x for x in a.vmm_args), where))
     js = os.path.join(OUT, name + '.json')
     if os.path.exists(js):
         os.unlink(js)
@@ -385,7 +385,7 @@ def row_irqlab(a, irqchip, smp):
     return row
 
 
-# ---- the table -------------------------------------------------------------------
+# ---- the table -----------------------------------------------------------
 
 def fmt_wake(w):
     if not w:
