@@ -15,6 +15,10 @@
 #   make bench-boot irqlab-vmm's boot against QEMU's, on nested KVM
 #   make bench-grub boot-to-@ready: irqlab-vmm, QEMU -kernel, GRUB on
 #                   SeaBIOS and OVMF (make iso's tools, ovmf)
+#   make linux-guest  build/linux-guest/: Debian's kernel and an initramfs
+#                   running perf bench futex wake (apt-get download)
+#   make bench-linux  perf bench futex wake -t 1 in a Linux guest: native,
+#                   irqlab-vmm, QEMU TCG, QEMU/KVM (docs/LINUX.md)
 #   make clean
 #   make SAN=1 B=build/san build/san/irqlab-vmm   irqlab-vmm with ASan and UBSan
 
@@ -62,7 +66,7 @@ UNIT_OBJS	:= $(call host,$(tests-unit-y) $(calib-y)) $(VMM_CORE_OBJS)
 
 VERSION	:= $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 
-.PHONY: all run run-nested iso test unit integration bench-pir bench-calib bench bench-boot bench-grub clean FORCE
+.PHONY: all run run-nested iso test unit integration bench-pir bench-calib bench bench-boot bench-grub linux-guest bench-linux clean FORCE
 all: $(VMM) $(KERNEL) $(KERNEL32)
 
 $(VMM): $(VMM_OBJS)
@@ -125,6 +129,18 @@ bench-boot:
 # SeaBIOS and OVMF (GRUB_BENCH_ARGS: -r RUNS, --kvm-firmware)
 bench-grub: all
 	$(PYTHON) guest-bench/grub-bench $(GRUB_BENCH_ARGS)
+
+# docs/LINUX.md: Debian's kernel, busybox and perf, fetched with apt-get
+# download (nothing installed), and the initramfs; up to date, it only
+# repacks the initramfs
+linux-guest:
+	guest-bench/linux/make-guest.sh
+
+# docs/LINUX.md: perf bench futex wake -t 1 in ms, native, irqlab-vmm
+# (directly or in the nested rig), QEMU TCG and QEMU/KVM; boot to /init
+# (LINUX_BENCH_ARGS: --help)
+bench-linux: all linux-guest
+	$(PYTHON) guest-bench/linux-bench $(LINUX_BENCH_ARGS)
 
 # vmm/'s layers (docs/ARCHITECTURE.md) as build rules.  Only vmm/kvm/ may
 # call ioctl(): every other object of vmm/ has it poisoned (vmm/poison.h).
@@ -206,4 +222,4 @@ integration: all $(NATIVE_FUTEX)
 clean:
 	rm -rf $(B)
 
--include $(shell find $(B) -name '*.d' 2>/dev/null)
+-include $(shell find $(B) -name '*.d' -type f 2>/dev/null)

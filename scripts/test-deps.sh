@@ -27,11 +27,16 @@ command -v xorriso >/dev/null 2>&1 || opt="$opt xorriso"
 command -v mformat >/dev/null 2>&1 || opt="$opt mtools"
 [ -f /usr/share/OVMF/OVMF_CODE_4M.fd ] || [ -f /usr/share/OVMF/OVMF_CODE.fd ] ||
 	opt="$opt ovmf"
+# make linux-guest / test_linux_guest.py: apt-get download of Debian's
+# kernel, busybox-static and linux-perf needs only apt and dpkg-deb; the
+# host's perf (linux-perf) gives make bench-linux its native row and the
+# initramfs the libraries perf needs (else they are downloaded)
+command -v perf >/dev/null 2>&1 || opt="$opt linux-perf"
 [ -z "$pkgs$opt" ] && exit 0
 
 if [ "$(id -u)" != 0 ]; then
 	if [ -n "$opt" ]; then
-		echo "SKIP: the GRUB boots (test_grub.py) need:$opt" >&2
+		echo "SKIP: the GRUB boots (test_grub.py) and bench-linux's native perf need:$opt" >&2
 		echo "install them with: sudo apt-get install -y$opt" >&2
 	fi
 	[ -z "$pkgs" ] && exit 0

@@ -63,7 +63,10 @@ static void check_roots(void)
 	cr_assert_eq(ta_get32(ta_res.xsdt_gpa + 40), 0);
 	cr_assert_eq(ta_get32(ta_res.xsdt_gpa + 44), ta_res.madt_gpa);
 	cr_assert_eq(ta_get32(ta_res.xsdt_gpa + 48), 0);
-	cr_assert_eq(assert_table(ta_res.dsdt_gpa, "DSDT"), 36, "empty AML body");
+	cr_assert_eq(assert_table(ta_res.dsdt_gpa, "DSDT"), 36 + 14, "\\_S5 only");
+	/* Name (_S5, Package (4) { 5, 5, 0, 0 }) */
+	cr_assert_eq(memcmp(ta_gpa(ta_res.dsdt_gpa + 36, 14),
+			    "\x08_S5_\x12\x08\x04\x0a\x05\x0a\x05\x00\x00", 14), 0);
 	cr_assert_eq(memcmp(ta_gpa(ta_res.facs_gpa, 4), "FACS", 4), 0);
 	cr_assert_eq(ta_get32(ta_res.facs_gpa + 4), 64);
 	cr_assert_eq(ta_res.facs_gpa % 64, 0);

@@ -5,6 +5,7 @@
 
 #include "hw/kvm_pv.h"
 #include "kvm/cpuid.h"
+#include "kvm/cpuid_kvm.h"
 
 #define MAX 64
 
@@ -151,8 +152,8 @@ static void kvm_leaves(uint32_t feat)
 Test(cpuid, kvm_features_only_under_kvms_signature)
 {
 	cr_expect_eq(cpuid_kvm_features(c), 0, "no 0x40000001 leaf");
-	kvm_leaves(KVM_CPUID_FEATURE_PV_SEND_IPI | 1);
-	cr_expect_eq(cpuid_kvm_features(c), KVM_CPUID_FEATURE_PV_SEND_IPI | 1);
+	kvm_leaves(KVM_PV_PV_SEND_IPI | 1);
+	cr_expect_eq(cpuid_kvm_features(c), KVM_PV_PV_SEND_IPI | 1);
 	memcpy(&get(CPUID_HV_BASE)->ebx, "irql", 4);
 	cr_expect_eq(cpuid_kvm_features(c), 0, "another signature");
 }
@@ -173,13 +174,13 @@ Test(cpuid, pv_leaves_kvms_at_0x40000100)
 	struct kvm_cpuid_entry2 *h;
 
 	cr_assert_eq(cpuid_set_freq(c, MAX, CPUID_FREQ_ON, 2100000, 1000000000), 0);
-	cr_assert_eq(cpuid_set_pv(c, MAX, 0, KVM_CPUID_FEATURE_PV_SEND_IPI), 0);
+	cr_assert_eq(cpuid_set_pv(c, MAX, 0, KVM_PV_PV_SEND_IPI), 0);
 	cr_expect_eq(get(CPUID_HV_BASE + 1)->eax, 0);
 	h = get(KVM_PV_CPUID_BASE);
 	cr_expect_eq(h->eax, KVM_PV_CPUID_BASE + 1, "max leaf of KVM's range");
 	cr_expect_eq(memcmp(&h->ebx, "KVMKVMKVM\0\0\0", 12), 0);
 	cr_expect_eq(get(KVM_PV_CPUID_BASE + 1)->eax,
-		     KVM_CPUID_FEATURE_PV_SEND_IPI);
+		     KVM_PV_PV_SEND_IPI);
 	cr_expect_eq(memcmp(&get(CPUID_HV_BASE)->ebx, "irqlabirqlab", 12), 0,
 		     "irqlab's signature stays first");
 }
@@ -187,7 +188,7 @@ Test(cpuid, pv_leaves_kvms_at_0x40000100)
 Test(cpuid, pv_leaves_no_room)
 {
 	c->nent = MAX;
-	cr_expect_eq(cpuid_set_pv(c, MAX, 0, KVM_CPUID_FEATURE_PV_SEND_IPI), -1);
+	cr_expect_eq(cpuid_set_pv(c, MAX, 0, KVM_PV_PV_SEND_IPI), -1);
 }
 
 /* irqlab's feature leaf replaces KVM's; KVM's pair only when asked */

@@ -323,3 +323,17 @@ Test(loader_err, not_enough_memory_for_info)
 	ti_mb2(&ti);
 	ti_expect_err(&ti, 0, "not enough guest memory for modules/boot info");
 }
+
+/* --initrd is the Linux protocol's: a multiboot kernel takes --module */
+Test(loader_err, initrd_for_multiboot)
+{
+	static const uint8_t rd[16];
+	struct boot_params p;
+
+	ti_std_elf(&ti, ELFCLASS64);
+	ti_mb2(&ti);
+	p = ti_params(&ti, 0);
+	p.initrd = rd;
+	p.initrd_len = sizeof(rd);
+	ti_expect_params_err(&p, "--initrd is for a Linux kernel");
+}

@@ -23,14 +23,17 @@ static void usage(FILE *f)
 	fprintf(f,
 "usage: irqlab-vmm [options] KERNEL\n"
 "\n"
-"Boot a multiboot (v1 or v2, ELF32/ELF64 or a.out-kludge) KERNEL on KVM,\n"
-"with every VM exit counted.\n"
+"Boot a multiboot (v1 or v2, ELF32/ELF64 or a.out-kludge) KERNEL, or a\n"
+"Linux bzImage (boot protocol 2.12+, 64-bit entry), on KVM, with every\n"
+"VM exit counted.\n"
 "\n"
 "  -c, --cpus N            vCPUs (1-%d, default 1); the APs wait for a SIPI\n"
 "  -m, --mem MIB           guest RAM in MiB (%d-%d, default 64)\n"
-"  -a, --append CMDLINE    kernel command line after argv[0] (the path)\n"
+"  -a, --append CMDLINE    kernel command line: after argv[0] (the path)\n"
+"                          for multiboot, the whole line for Linux\n"
 "      --module FILE[,STR] load FILE as a multiboot module with command\n"
 "                          line STR; repeatable (at most %d)\n"
+"      --initrd FILE       Linux: the initial ramdisk\n"
 "      --multiboot 1|2     force the multiboot version (default: 2 if the\n"
 "                          image has a multiboot2 header, else 1)\n"
 "      --irqchip MODE      user (default): irqlab emulates the local APIC,\n"
@@ -74,6 +77,11 @@ static void usage(FILE *f)
 "                          default each allows only the system calls of\n"
 "                          its loop, and any other ends irqlab-vmm with\n"
 "                          status 20; docs/SECURITY.md)\n"
+"      --kvm-pv off|on     on: advertise KVM's paravirtual leaves at\n"
+"                          0x40000100 (kvmclock, steal time; with KVM's\n"
+"                          LAPIC also PV EOI, PV send-IPI, PV unhalt,\n"
+"                          TLB flush, sched yield); off (default): the\n"
+"                          emulated hardware only\n"
 "      --stats             print the exit table on stderr at exit\n"
 "      --stats-json FILE   write the exit counters as JSON to FILE\n"
 "  -h, --help              this text\n"
@@ -83,7 +91,8 @@ static void usage(FILE *f)
 "to isa-debug-exit (0xf4), or: 2 bad usage, 4 bad kernel image, 6 KVM/host\n"
 "failure, 8 guest triple fault, 10 KVM internal error, 12 entry failure,\n"
 "14 unhandled exit, 16 guest halted for good, 18 --timeout ran out,\n"
-"20 a vCPU thread made a system call its seccomp filter does not allow.\n"
+"20 a vCPU thread made a system call its seccomp filter does not allow,\n"
+"22 the guest reset the machine (i8042); 0 when it entered ACPI S5.\n"
 "docs/VMM.md has the details.\n",
 		VMM_MAX_CPUS, MEM_MIN_MIB, MEM_MAX_MIB, VMM_MAX_MODULES,
 		TIMEOUT_MAX_S);
@@ -131,6 +140,8 @@ enum {
 	OPT_TIMEOUT,
 	OPT_NO_SECCOMP,
 	OPT_PV_EOI,
+	OPT_INITRD,
+	OPT_KVM_PV,
 };
 
 static const struct option options[] = {
@@ -138,6 +149,8 @@ static const struct option options[] = {
 	{ "mem", required_argument, NULL, 'm' },
 	{ "append", required_argument, NULL, 'a' },
 	{ "module", required_argument, NULL, OPT_MODULE },
+	{ "initrd", required_argument, NULL, OPT_INITRD },
+	{ "kvm-pv", required_argument, NULL, OPT_KVM_PV },
 	{ "multiboot", required_argument, NULL, OPT_MULTIBOOT },
 	{ "irqchip", required_argument, NULL, OPT_IRQCHIP },
 	{ "x2apic", no_argument, NULL, OPT_X2APIC },
@@ -228,6 +241,11 @@ void cli_parse(int argc, char **argv, struct vmm_config *cfg)
 		case OPT_MODULE:
 			add_module(cfg, optarg);
 			break;
+		case OPT_INITRD:
+			if (!*optarg)
+				bad_usage("--initrd needs a file name%s", "");
+			cfg->initrd = optarg;
+			break;
 		case OPT_MULTIBOOT:
 			cfg->protocol = parse_num(optarg, 1, 2,
 				"--multiboot must be 1 or 2, not '%s'");
@@ -303,6 +321,15 @@ void cli_parse(int argc, char **argv, struct vmm_config *cfg)
 			break;
 		case OPT_NO_SECCOMP:
 			cfg->no_seccomp = true;
+			break;
+		case OPT_KVM_PV:
+			if (!strcmp(optarg, "on"))
+				cfg->kvm_pv = true;
+			else if (!strcmp(optarg, "off"))
+				cfg->kvm_pv = false;
+			else
+				bad_usage("--kvm-pv must be off or on, not '%s'",
+					  optarg);
 			break;
 		case OPT_STATS:
 			cfg->stats = true;

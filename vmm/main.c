@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * irqlab-vmm: load a multiboot kernel, create the VM and its vCPU threads,
+ * irqlab-vmm: load a multiboot or Linux kernel, create the VM and its vCPU threads,
  * wait for the guest to power off, report the exits.
  *
  * The image is loaded into (lazily mapped) guest RAM before /dev/kvm is
@@ -89,7 +89,7 @@ static void unmap_file(struct mapped_file *f)
 static void load_kernel(struct vm *vm, struct boot_entry *entry)
 {
 	const struct vmm_config *cfg = vm->cfg;
-	struct mapped_file img, mods[VMM_MAX_MODULES];
+	struct mapped_file img, mods[VMM_MAX_MODULES], initrd = { NULL, 0 };
 	struct boot_module bm[VMM_MAX_MODULES];
 	struct boot_params p;
 	struct acpi_config acfg;
@@ -104,6 +104,8 @@ static void load_kernel(struct vm *vm, struct boot_entry *entry)
 		bm[i] = (struct boot_module){ mods[i].data, mods[i].len,
 					      cfg->mods[i].string };
 	}
+	if (cfg->initrd)
+		initrd = map_file(cfg->initrd, "initrd");
 	memset(&p, 0, sizeof(p));
 	p.image = img.data;
 	p.image_len = img.len;
@@ -120,10 +122,18 @@ static void load_kernel(struct vm *vm, struct boot_entry *entry)
 	p.rsdp_old = acpi.rsdp_v1;
 	p.rsdp_new = acpi.rsdp_v2;
 	p.rsdp_new_len = sizeof(acpi.rsdp_v2);
+	p.rsdp_gpa = acpi.rsdp_gpa;
+	if (cfg->initrd) {
+		/* an empty file is an empty initrd, not none */
+		p.initrd = initrd.len ? initrd.data : (const uint8_t *)"";
+		p.initrd_len = initrd.len;
+	}
 	if (loader_load(&vm->mem, &p, entry, err, sizeof(err)))
 		die(EXIT_BADIMAGE, "%s: %s", cfg->kernel, err);
 	/* the loader copied everything into guest RAM */
 	unmap_file(&img);
+	if (cfg->initrd)
+		unmap_file(&initrd);
 	for (i = 0; i < cfg->nr_mods; i++)
 		unmap_file(&mods[i]);
 }
@@ -377,10 +387,11 @@ int main(int argc, char **argv)
 		irq_init(&vm);
 	if (irqchip_isa_in_vmm(&cfg))
 		isa_init(&vm);
-	kvm_set_boot_state(&vm.vcpus[0], entry.eip, entry.eax, entry.ebx,
-			   entry.gdt_addr, entry.gdt_limit);
+	kvm_set_boot_state(&vm.vcpus[0], &entry);
 	if (cfg.irqchip == IRQCHIP_KERNEL)
 		kvm_testdev_init(&vm);	/* else isa_init() added it */
+	/* the devices' ISA lines (COM1's IRQ 4): KVM's or irqlab's */
+	vm.isa_line = irqchip_isa_in_vmm(&cfg) ? isa_set_line : kvm_isa_line;
 
 	jail_prepare(&vm);
 	set = main_signals();

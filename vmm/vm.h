@@ -16,11 +16,15 @@
 
 #include "apic/ioapic.h"
 #include "boot/mem.h"
+#include "dev/acpipm.h"
 #include "dev/debugdev.h"
 #include "dev/fw_cfg.h"
+#include "dev/i8042.h"
+#include "dev/pci.h"
 #include "dev/pmtimer.h"
 #include "dev/pvipi.h"
 #include "dev/pvport.h"
+#include "dev/rtc.h"
 #include "dev/testdev.h"
 #include "dev/uart.h"
 #include "exit/bus.h"
@@ -53,6 +57,7 @@ struct vmm_config {
 	const char *append;
 	struct vmm_module mods[VMM_MAX_MODULES];
 	unsigned nr_mods;
+	const char *initrd;	/* --initrd: Linux's initial ramdisk */
 	int protocol;		/* multiboot: 0 auto, 1, 2 */
 	enum irqchip_mode irqchip;
 	int x2apic;		/* CPUID x2APIC bit: -1 auto, 0 off, 1 on */
@@ -64,6 +69,7 @@ struct vmm_config {
 	enum ioapic_policy ioapic_policy;	/* --ioapic */
 	enum cpuid_freq cpuid_freq;		/* --cpuid-freq */
 	bool pv_eoi;		/* --pv-eoi: irqlab's (user) or KVM's (kernel, split) */
+	bool kvm_pv;		/* --kvm-pv: KVM's PV leaves at 0x40000100 */
 	bool stats;
 	const char *stats_json;
 	unsigned timeout_s;	/* --timeout: 0 for none */
@@ -112,7 +118,14 @@ struct vm {
 
 	struct bus pio;
 	struct bus mmio;
+	pthread_mutex_t dev_lock;	/* COM1, RTC, i8042, PCI, PM1 (exit/machine.c) */
 	struct uart com1;
+	struct rtc rtc;
+	struct i8042 i8042;
+	struct pci_host pci;
+	struct acpipm acpipm;	/* PM1a event and control: S5 power-off */
+	/* an ISA IRQ line: irqchip/isa.c's, or KVM_IRQ_LINE (kernel irqchip) */
+	void (*isa_line)(struct vm *vm, unsigned line, int level);
 	struct fw_cfg fw_cfg;
 	struct debugdev debug;
 	struct pvport pv;

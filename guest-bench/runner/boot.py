@@ -160,6 +160,7 @@ class Result:
         self.cpu_ms = 0.0               # host CPU, user + system
         self.kernel_ms = None
         self.ready_ms = None
+        self.marks_ms = {}
         self._records = None
 
     @property
@@ -213,11 +214,13 @@ def children_cpu_ms():
     return (ru.ru_utime + ru.ru_stime) * 1e3
 
 
-def run(cmd, timeout, out_file=None, err_path=None, env=None, cwd=ROOT):
+def run(cmd, timeout, out_file=None, err_path=None, env=None, cwd=ROOT,
+        marks=()):
     """Run @cmd (stdin /dev/null) for at most @timeout seconds.  Its
     stdout, CRs dropped, is in .out and, line by line as it comes, in
     @out_file (an open text file) if given; its stderr is in .err and
-    in the file @err_path if given."""
+    in the file @err_path if given.  .marks_ms[M]: when the first line
+    starting with M (one of @marks) came, from the start."""
     res = Result(list(cmd))
     if err_path:
         errf = open(err_path, 'w+b')
@@ -244,6 +247,9 @@ def run(cmd, timeout, out_file=None, err_path=None, env=None, cwd=ROOT):
                     res.ready_ms = (time.monotonic() - t0) * 1e3
                 if res.kernel_ms is None and 'irqlab kernel ' in line:
                     res.kernel_ms = (time.monotonic() - t0) * 1e3
+                for m in marks:
+                    if m not in res.marks_ms and line.startswith(m):
+                        res.marks_ms[m] = (time.monotonic() - t0) * 1e3
                 lines.append(line)
                 if out_file:
                     out_file.write(line)

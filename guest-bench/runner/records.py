@@ -213,3 +213,66 @@ def parse_wokeup(line):
     if not math.isfinite(ms) or not math.isfinite(rse):
         return None
     return WakeSummary(int(m.group(1)), int(m.group(2)), ms, rse)
+
+
+class LinuxRun:
+    """The Linux guest's records (docs/RECORDS.md "Linux guest"), of one
+    boot: .boot (the @linux Record or None), .wakes (@linux_wake Records,
+    in order), .irqs {phase: {cpu: {'loc': n, 'res': n, 'cal': n}}},
+    .done (@linux_done or None).  Values that are not numbers are None."""
+
+    IRQ_KEYS = ('loc', 'res', 'cal')
+
+    def __init__(self, src):
+        recs = _records(src)
+        self.boot = find(recs, 'linux')
+        self.wakes = find_all(recs, 'linux_wake')
+        self.done = find(recs, 'linux_done')
+        self.irqs = {}
+        for r in find_all(recs, 'linux_irq'):
+            cpu = r.num('cpu')
+            if cpu is None or 'phase' not in r:
+                continue
+            self.irqs.setdefault(r['phase'], {})[cpu] = {
+                k: r.num(k) for k in self.IRQ_KEYS}
+
+    @property
+    def cpus(self):
+        return self.boot.num('cpus') if self.boot else None
+
+    @property
+    def init_s(self):
+        """The guest's uptime when /init started, in seconds."""
+        return self.boot.num('uptime_s') if self.boot else None
+
+    @property
+    def clocksource(self):
+        return self.boot.get('clocksource') if self.boot else None
+
+    def wake(self, threads):
+        """The first @linux_wake whose summary has @threads threads (a
+        WakeSummary, with .n and .status added), or None."""
+        for r in self.wakes:
+            if r.num('threads') == threads and r.num('ms') is not None:
+                w = WakeSummary(r.num('woken'), r.num('threads'),
+                                r.num('ms'), r.num('rse_pct'))
+                w.n, w.status = r.num('n'), r.num('status')
+                return w
+        return None
+
+    def irq(self, phase, cpu, key):
+        return self.irqs.get(phase, {}).get(cpu, {}).get(key)
+
+    def irq_delta(self, cpu, key):
+        """@key's count on @cpu at the end less at /init, or None."""
+        a, b = self.irq('init', cpu, key), self.irq('end', cpu, key)
+        return None if a is None or b is None else b - a
+
+    def finished(self):
+        """@linux_done came, and no benchmark line failed."""
+        return self.done is not None and self.done.num('failed') == 0
+
+
+def linux_run(src):
+    """The Linux guest's records of a text or a list of Records."""
+    return LinuxRun(src)

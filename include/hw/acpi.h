@@ -164,6 +164,13 @@ struct acpi_fadt {
 #define ACPI_FADT_V1_LEN	116
 
 /* 5.2.9.3: IA-PC boot architecture flags */
+/* 4.8.3.2.1 PM1 control: SCI_EN, SLP_TYP (bits 12:10), SLP_EN (write-only) */
+#define ACPI_PM1_SCI_EN			(1u << 0)
+#define ACPI_PM1_SLP_TYP_SHIFT		10
+#define ACPI_PM1_SLP_TYP_MASK		(7u << 10)
+#define ACPI_PM1_SLP_EN			(1u << 13)
+#define ACPI_SLP_TYP_S5			5	/* irqlab's \_S5 value */
+
 #define ACPI_IAPC_LEGACY_DEVICES	(1u << 0)	/* ISA devices (COM1) */
 #define ACPI_IAPC_8042			(1u << 1)	/* a PS/2 controller */
 #define ACPI_IAPC_VGA_NOT_PRESENT	(1u << 2)

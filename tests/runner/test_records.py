@@ -240,3 +240,45 @@ def test_plain_numbers_for_json():
     assert stats.plain(3.0) == 3 and isinstance(stats.plain(3.0), int)
     assert stats.plain(20.5) == 20.5
     assert stats.plain('x') == 'x'
+
+
+LINUX_OUT = '''linux-guest: /init at 3.09s
+@linux kernel=6.1.0-57-amd64 cpus=2 online=0-1 uptime_s=3.09 \
+clocksource=hpet clocksources=hpet,acpi_pm hv=none apic=default x2apic=0 \
+tsc_mhz=2596.113 benches=2
+@linux_irq phase=init cpu=0 loc=588 res=37 cal=271
+@linux_irq phase=init cpu=1 loc=461 res=54 cal=317
+[Run 10]: Wokeup 1 of 1 threads in 0.0480 ms
+Wokeup 1 of 1 threads in 1.0173 ms (+-52.69%)
+@linux_wake n=1 status=0 woken=1 threads=1 ms=1.0173 rse_pct=52.69 \
+runs=10 took_s=1.30 cmd=perf,bench,futex,wake,-t,1
+@linux_wake n=2 status=1 woken=na runs=0 took_s=0.01 cmd=perf,nope
+@linux_irq phase=end cpu=0 loc=869 res=60 cal=368
+@linux_irq phase=end cpu=1 loc=726 res=77 cal=405
+@linux_done uptime_s=6.32 failed=1
+'''
+
+
+def test_linux_guest_records():
+    run = records.linux_run(LINUX_OUT)
+    assert run.cpus == 2 and run.clocksource == 'hpet'
+    assert run.init_s == pytest.approx(3.09)
+    w = run.wake(1)
+    assert (w.woken, w.threads, w.n, w.status) == (1, 1, 1, 0)
+    assert w.ms == pytest.approx(1.0173) and w.rse_pct == pytest.approx(52.69)
+    assert run.wake(2) is None          # the second line printed no summary
+    assert len(run.wakes) == 2
+    assert run.irq('init', 1, 'cal') == 317
+    assert run.irq_delta(0, 'loc') == 869 - 588
+    assert run.irq_delta(1, 'res') == 77 - 54
+    assert run.irq_delta(2, 'loc') is None
+    assert run.done.num('failed') == 1 and not run.finished()
+    # the summary line the guest printed parses as perf's
+    assert records.parse_wokeup(LINUX_OUT.splitlines()[5]).ms == \
+        pytest.approx(1.0173)
+
+
+def test_linux_guest_records_absent():
+    run = records.linux_run('Kernel panic - not syncing\n')
+    assert run.boot is None and run.cpus is None and run.init_s is None
+    assert run.wake(1) is None and not run.finished() and run.irqs == {}

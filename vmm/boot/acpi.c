@@ -24,6 +24,20 @@
 #define CREATOR_ID	0x4c515249	/* "IRQL", little-endian */
 #define CREATOR_REV	1
 
+/*
+ * The DSDT's AML body (ACPI 6.5 19.6.90 Name, 19.6.102 Package, 20.2):
+ * Name (_S5, Package (4) { 5, 5, 0, 0 }).  \_S5 gives SLP_TYPa/b 5 for
+ * the soft-off state (7.4.2); writing SLP_TYP 5 with SLP_EN to PM1a_CNT
+ * powers the machine off (vmm/dev/acpipm.c).
+ */
+static const uint8_t dsdt_aml[] = {
+	0x08, '_', 'S', '5', '_',	/* NameOp, NameSeg */
+	0x12, 0x08, 0x04,		/* PackageOp, PkgLength 8, 4 elements */
+	0x0a, ACPI_SLP_TYP_S5,		/* BytePrefix 5: SLP_TYPa */
+	0x0a, ACPI_SLP_TYP_S5,		/* SLP_TYPb */
+	0x00, 0x00,			/* ZeroOp x2: reserved */
+};
+
 /* What the MADT of @ncpus vCPUs holds, in bytes. */
 static size_t madt_len(unsigned ncpus)
 {
@@ -235,7 +249,8 @@ int acpi_build(uint8_t *area, uint64_t area_gpa, size_t area_len,
 	xsdt = ALIGN_UP(rsdt + sizeof(*rt) + nr_tables * 4, 16);
 	facs = ALIGN_UP(xsdt + sizeof(*xt) + nr_tables * 8, ACPI_FACS_ALIGN);
 	dsdt = ALIGN_UP(facs + sizeof(*fc), 16);
-	fadt = ALIGN_UP(dsdt + sizeof(struct acpi_sdt_header), 16);
+	fadt = ALIGN_UP(dsdt + sizeof(struct acpi_sdt_header) + sizeof(dsdt_aml),
+			16);
 	madt = ALIGN_UP(fadt + sizeof(struct acpi_fadt), 16);
 	end = madt + madt_len(cfg->ncpus);
 	if (end > area_len)
@@ -245,9 +260,12 @@ int acpi_build(uint8_t *area, uint64_t area_gpa, size_t area_len,
 		return -EINVAL;
 	memset(area, 0, end);
 
-	/* 5.2.11.1: a DSDT with an empty AML body, for OSPMs that need one */
-	sdt_header(area + dsdt, ACPI_SIG_DSDT, sizeof(struct acpi_sdt_header),
+	/* 5.2.11.1: the DSDT, with \_S5 only */
+	sdt_header(area + dsdt, ACPI_SIG_DSDT,
+		   sizeof(struct acpi_sdt_header) + sizeof(dsdt_aml),
 		   ACPI_DSDT_REV);
+	memcpy(area + dsdt + sizeof(struct acpi_sdt_header), dsdt_aml,
+	       sizeof(dsdt_aml));
 	sdt_finish(area + dsdt);
 
 	/* 5.2.10: the FACS has no checksum; firmware owns no field of it */

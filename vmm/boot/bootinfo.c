@@ -91,18 +91,13 @@ static const char *mod_string(const struct boot_module *m)
 
 /* ---- memory map ---- */
 
-struct mem_range {
-	uint64_t addr;
-	uint64_t len;
-	uint32_t type;
-};
-
 /*
  * The guest's memory map: low RAM with the BIOS area [0x9fc00, 0x100000)
  * cut out (its EBDA and ROM parts reserved, the VGA/option ROM window
- * 0xa0000-0xe0000 a hole), then the RAM above 4 GiB.  Fills at most 5.
+ * 0xa0000-0xe0000 a hole), then the RAM above 4 GiB.  Fills at most
+ * LOADER_MMAP_MAX.  The Linux loader gives the same map as e820.
  */
-static unsigned mmap_ranges(const struct guest_mem *mem, struct mem_range *r)
+unsigned loader_mmap_ranges(const struct guest_mem *mem, struct mem_range *r)
 {
 	uint64_t low = mem->low_size;
 	unsigned n = 0;
@@ -146,9 +141,9 @@ static uint32_t mem_upper_kb(const struct guest_mem *mem)
 /* Multiboot 3.3: mmap_addr points at entries, each preceded by its size. */
 static uint32_t mb1_mmap(struct loader *ld, uint32_t *length)
 {
-	struct mem_range r[5];
+	struct mem_range r[LOADER_MMAP_MAX];
 	struct mb1_mmap_entry e;
-	unsigned i, n = mmap_ranges(ld->mem, r);
+	unsigned i, n = loader_mmap_ranges(ld->mem, r);
 	size_t off = ib_reserve(&ld->info, 0, 8);
 
 	for (i = 0; i < n; i++) {
@@ -256,10 +251,10 @@ static void mb2_mem_tags(struct loader *ld)
 		MB2_TAG_BASIC_MEMINFO, sizeof(bm),
 		mem_lower_kb(ld->mem), mem_upper_kb(ld->mem)
 	};
-	struct mem_range r[5];
+	struct mem_range r[LOADER_MMAP_MAX];
 	struct mb2_mmap_entry e = { 0 };
 	uint32_t hdr[2] = { sizeof(e), 0 };	/* entry_size, entry_version */
-	unsigned i, n = mmap_ranges(ld->mem, r);
+	unsigned i, n = loader_mmap_ranges(ld->mem, r);
 	size_t off;
 
 	ib_put(&ld->info, &bm, sizeof(bm), 8);

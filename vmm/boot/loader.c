@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "hw/multiboot.h"
+#include "linux.h"
 #include "loader_internal.h"
 
 int loader_fail(struct loader *ld, const char *fmt, ...)
@@ -333,10 +334,14 @@ static int place(struct loader *ld, uint64_t *cursor, uint64_t len,
 	return 0;
 }
 
-/* Modules after the kernel, then the boot information (which says where they are). */
+/* Modules (PVH: the initrd) after the kernel, then the boot information
+ * (which says where they are). */
 static int layout(struct loader *ld)
 {
 	const struct boot_params *p = ld->p;
+	bool pvh = ld->hdr.protocol == LOADER_PROTO_PVH;
+	int (*build)(struct loader *, uint64_t) = pvh ? pvh_build_info :
+							mb_build_info;
 	uint64_t cursor = ld->load_end, base;
 	unsigned i;
 
@@ -346,12 +351,15 @@ static int layout(struct loader *ld)
 	for (i = 0; i < p->nr_mods; i++)
 		if (place(ld, &cursor, p->mods[i].len, &ld->mod_addr[i]))
 			return -1;
+	if (pvh && p->initrd &&
+	    place(ld, &cursor, p->initrd_len, &ld->initrd_addr))
+		return -1;
 	/* Build once to learn the size, then again if it had to move. */
 	base = loader_align_up(cursor, LOADER_PAGE_SIZE);
-	if (mb_build_info(ld, base) || place(ld, &cursor, ld->info.len, &base))
+	if (build(ld, base) || place(ld, &cursor, ld->info.len, &base))
 		return -1;
 	if (base != ld->info.base)
-		return mb_build_info(ld, base);
+		return build(ld, base);
 	return 0;
 }
 
@@ -373,6 +381,9 @@ static void commit(struct loader *ld)
 		if (p->mods[i].len)
 			memcpy(mem_ptr(ld->mem, ld->mod_addr[i], p->mods[i].len),
 			       p->mods[i].data, p->mods[i].len);
+	if (ld->hdr.protocol == LOADER_PROTO_PVH && p->initrd && p->initrd_len)
+		memcpy(mem_ptr(ld->mem, ld->initrd_addr, p->initrd_len),
+		       p->initrd, p->initrd_len);
 	memcpy(mem_ptr(ld->mem, ld->info.base, ld->info.len), ld->info.buf,
 	       ld->info.len);
 }
@@ -392,17 +403,50 @@ static int check_params(struct loader *ld)
 	for (i = 0; i < p->nr_mods; i++)
 		if (!p->mods[i].data && p->mods[i].len)
 			return loader_fail(ld, "no data for module %u", i);
+	if (!p->initrd && p->initrd_len)
+		return loader_fail(ld, "no initrd data");
+	return 0;
+}
+
+/*
+ * A multiboot header; failing that (with no protocol forced), the PVH
+ * note of an ELF vmlinux.  Multiboot wins when an image has both.
+ */
+static int parse_header(struct loader *ld)
+{
+	const struct boot_params *p = ld->p;
+	uint64_t entry;
+
+	if (!mb_parse_header(ld)) {
+		if (p->initrd)
+			return loader_fail(ld, "--initrd is for a Linux kernel (bzImage or PVH vmlinux); a multiboot kernel takes --module");
+		return 0;
+	}
+	if (p->protocol || !pvh_find_entry(p->image, p->image_len, &entry))
+		return -1;	/* mb_parse_header()'s reason stands */
+	if (entry >= MEM_HIGH_START)
+		return loader_fail(ld, "PVH entry point 0x%llx above 4 GiB",
+				   (unsigned long long)entry);
+	if (p->nr_mods)
+		return loader_fail(ld, "--module with a PVH kernel: give it its initrd with --initrd");
+	ld->hdr = (struct mb_header){ .protocol = LOADER_PROTO_PVH,
+				      .has_entry = true, .entry_addr = entry };
 	return 0;
 }
 
 static void fill_entry(const struct loader *ld, struct boot_entry *out)
 {
 	out->protocol = ld->hdr.protocol;
+	out->mode = BOOT_MODE_PM32;
 	out->eip = ld->entry;
-	out->eax = ld->hdr.protocol == 1 ? MB1_BOOT_MAGIC : MB2_BOOT_MAGIC;
+	if (ld->hdr.protocol != LOADER_PROTO_PVH)	/* PVH: EAX undefined */
+		out->eax = ld->hdr.protocol == 1 ? MB1_BOOT_MAGIC :
+						   MB2_BOOT_MAGIC;
 	out->ebx = ld->mbi_addr;
 	out->gdt_addr = ld->gdt_addr;
 	out->gdt_limit = LOADER_GDT_ENTRIES * 8 - 1;
+	out->cs = LOADER_GDT_CS;
+	out->ds = LOADER_GDT_DS;
 	out->load_start = ld->load_start;
 	out->load_end = ld->load_end;
 	out->info_start = ld->info.base;
@@ -420,8 +464,15 @@ int loader_load(const struct guest_mem *mem, const struct boot_params *p,
 	if (!mem || !p || !out)
 		return loader_fail(&ld, "loader_load: NULL argument");
 	memset(out, 0, sizeof(*out));
-	if (check_params(&ld) || mb_parse_header(&ld) || load_kernel(&ld) ||
-	    layout(&ld))
+	if (check_params(&ld))
+		goto out;
+	/* boot.rst: a bzImage has "HdrS" at 0x202 (or at least the boot
+	 * sector's 0xaa55 at 0x1fe); multiboot kernels are ELF or kludge */
+	if (!p->protocol && linux_is_image(p->image, p->image_len)) {
+		ret = linux_load(&ld, out);
+		goto out;
+	}
+	if (parse_header(&ld) || load_kernel(&ld) || layout(&ld))
 		goto out;
 	commit(&ld);
 	fill_entry(&ld, out);

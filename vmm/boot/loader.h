@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The multiboot loader: a pure function from an image file (bytes) to guest
- * memory plus the register state the spec prescribes on entry.  No KVM here.
+ * The kernel loader: a pure function from an image file (bytes) to guest
+ * memory plus the register state the boot protocol prescribes on entry:
+ * Multiboot 1 or 2 (loader.c, multiboot.c, bootinfo.c), a Linux bzImage
+ * at its 64-bit entry (linux.c), an ELF vmlinux at its PVH entry (pvh.c).
+ * No KVM here.
  */
 #ifndef VMM_LOADER_H
 #define VMM_LOADER_H
@@ -33,16 +36,41 @@ struct boot_params {
 	const void *rsdp_old;	/* 20 bytes, ACPI 1.0 */
 	const void *rsdp_new;	/* ACPI 2.0+ */
 	size_t rsdp_new_len;
+	uint64_t rsdp_gpa;	/* the RSDP in guest RAM (Linux, PVH); 0: none */
+	/* Linux and PVH: the initial ramdisk (--initrd), NULL if none */
+	const uint8_t *initrd;
+	size_t initrd_len;
 };
 
-/* 32-bit protected-mode entry state, as Multiboot 1 3.2 and Multiboot 2 3.3 say. */
+/* What struct boot_entry's protocol says the image was. */
+#define LOADER_PROTO_MB1	1
+#define LOADER_PROTO_MB2	2
+#define LOADER_PROTO_LINUX	3	/* bzImage, 64-bit entry */
+#define LOADER_PROTO_PVH	4	/* ELF vmlinux, Xen PVH entry */
+
+/* The CPU mode vCPU 0 starts in. */
+enum boot_mode {
+	BOOT_MODE_PM32,		/* 32-bit protected mode, paging off */
+	BOOT_MODE_LONG64,	/* 64-bit mode, the loader's page tables */
+};
+
+/*
+ * vCPU 0's entry state: 32-bit protected mode as Multiboot 1 3.2,
+ * Multiboot 2 3.3 and the PVH ABI say, or 64-bit mode as the Linux
+ * boot protocol's "64-bit Boot Protocol" says.
+ */
 struct boot_entry {
-	int protocol;		/* 1 or 2 */
+	int protocol;		/* LOADER_PROTO_* */
+	enum boot_mode mode;
 	uint32_t eip;
 	uint32_t eax;		/* MB1_BOOT_MAGIC or MB2_BOOT_MAGIC */
 	uint32_t ebx;		/* physical address of the boot information */
 	uint32_t gdt_addr;	/* a flat GDT the loader wrote: 0x08 code, 0x10 data */
-	uint16_t gdt_limit;
+	uint16_t gdt_limit;	/* (Linux: 0x10 64-bit code, 0x18 data) */
+	uint16_t cs, ds;	/* the selectors to load */
+	uint64_t rsi;		/* Linux: the zero page */
+	uint64_t rsp;		/* 0: undefined */
+	uint64_t cr3;		/* BOOT_MODE_LONG64: the PML4 */
 	uint64_t load_start;	/* lowest and highest+1 byte the kernel occupies */
 	uint64_t load_end;
 	uint64_t info_start;	/* [start, end): boot info, modules' data excluded */

@@ -69,10 +69,28 @@ struct loader {
 	uint64_t entry;		/* physical */
 
 	uint64_t *mod_addr;	/* guest-physical address of each module */
+	uint64_t initrd_addr;	/* PVH: where the initrd (module 0) goes */
 	struct info_buf info;
 	uint32_t gdt_addr;
 	uint32_t mbi_addr;	/* what EBX points to */
 };
+
+/* One range of the guest's memory map (type: MB_MEMORY_*, as e820's). */
+struct mem_range {
+	uint64_t addr;
+	uint64_t len;
+	uint32_t type;
+};
+
+#define LOADER_MMAP_MAX	5
+
+/* bootinfo.c: the guest's memory map, in @r; returns how many ranges. */
+unsigned loader_mmap_ranges(const struct guest_mem *mem, struct mem_range *r);
+
+static inline uint64_t loader_align_down(uint64_t v, uint64_t align)
+{
+	return v & ~(align - 1);
+}
 
 static inline uint64_t loader_align_up(uint64_t v, uint64_t align)
 {
@@ -93,5 +111,13 @@ int mb_parse_header(struct loader *ld);
  */
 int mb_build_info(struct loader *ld, uint64_t base);
 void mb_free_info(struct loader *ld);
+
+/* pvh.c: the PVH entry (XEN_ELFNOTE_PHYS32_ENTRY) of an ELF64 image */
+bool pvh_find_entry(const uint8_t *img, size_t len, uint64_t *entry);
+/* pvh.c: GDT + struct hvm_start_info at @base, as mb_build_info; 0 or -1 */
+int pvh_build_info(struct loader *ld, uint64_t base);
+
+/* linux.c: load a bzImage (boot.rst, 64-bit entry) and fill @out; 0 or -1. */
+int linux_load(struct loader *ld, struct boot_entry *out);
 
 #endif

@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "hw/irqlab.h"
 #include "hw/ports.h"
@@ -83,6 +84,97 @@ static uint64_t machine_now(void *ctx)
 	return now_ns();
 }
 
+static uint64_t machine_wall_ns(void *ctx)
+{
+	struct timespec ts;
+
+	(void)ctx;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+/* COM1's INTR is ISA IRQ 4 (the PC's wiring), through vm->isa_line */
+static void machine_uart_irq(void *ctx, int level)
+{
+	struct vm *vm = ctx;
+
+	if (vm->isa_line)
+		vm->isa_line(vm, 4, level);
+}
+
+static void machine_i8042_irq(void *ctx, int level)
+{
+	struct vm *vm = ctx;
+
+	if (vm->isa_line)
+		vm->isa_line(vm, 1, level);
+}
+
+/* The 8042's reset line: there is no firmware to restart, so the VM ends */
+static void machine_reset(void *ctx)
+{
+	struct vm *vm = ctx;
+
+	if (vm_poweroff(vm, EXIT_GUEST_RESET)) {
+		fflush(stdout);
+		warn("the guest pulsed the reset line (i8042): the VM ends "
+		     "(status %d)", EXIT_GUEST_RESET);
+	}
+}
+
+/*
+ * The legacy devices (COM1, RTC, i8042, PCI, ACPI PM1) are reached by any vCPU:
+ * one lock, dev_lock, serialises them.  Their IRQ lines take isa_lock
+ * (or KVM_IRQ_LINE) inside it; nothing takes dev_lock inside isa_lock.
+ */
+struct locked_dev {
+	struct vm *vm;
+	void *dev;
+	uint64_t (*read)(void *dev, uint64_t off, unsigned size, int cpu);
+	void (*write)(void *dev, uint64_t off, unsigned size, uint64_t val,
+		      int cpu);
+};
+
+static uint64_t locked_read(void *opaque, uint64_t off, unsigned size,
+			    int cpu)
+{
+	struct locked_dev *d = opaque;
+	uint64_t v;
+
+	pthread_mutex_lock(&d->vm->dev_lock);
+	v = d->read(d->dev, off, size, cpu);
+	pthread_mutex_unlock(&d->vm->dev_lock);
+	return v;
+}
+
+static void locked_write(void *opaque, uint64_t off, unsigned size,
+			 uint64_t val, int cpu)
+{
+	struct locked_dev *d = opaque;
+
+	pthread_mutex_lock(&d->vm->dev_lock);
+	d->write(d->dev, off, size, val, cpu);
+	pthread_mutex_unlock(&d->vm->dev_lock);
+}
+
+static void machine_add_locked(struct vm *vm, const char *name,
+			       uint64_t base, uint64_t len, void *dev,
+			       uint64_t (*rd)(void *, uint64_t, unsigned, int),
+			       void (*wr)(void *, uint64_t, unsigned, uint64_t,
+					  int))
+{
+	static struct locked_dev devs[8];
+	static unsigned n;
+	struct locked_dev *d;
+
+	if (n == ARRAY_SIZE(devs))
+		die(EXIT_HOST, "machine: no room for %s", name);
+	d = &devs[n++];
+	*d = (struct locked_dev){ vm, dev, rd, wr };
+	machine_add(&vm->pio, &(struct bus_dev){ name, base, len, d,
+		locked_read, locked_write });
+}
+
 static uint64_t uart_bus_read(void *opaque, uint64_t off, unsigned size,
 			      int cpu)
 {
@@ -109,7 +201,12 @@ void machine_init(struct vm *vm)
 	bus_init(&vm->pio, "pio");
 	bus_init(&vm->mmio, "mmio");
 
-	uart_init(&vm->com1, machine_uart_tx, NULL, vm);
+	pthread_mutex_init(&vm->dev_lock, NULL);
+	uart_init(&vm->com1, machine_uart_tx, machine_uart_irq, vm);
+	rtc_init(&vm->rtc, machine_wall_ns, vm);
+	i8042_init(&vm->i8042, machine_reset, machine_i8042_irq, vm);
+	pci_init(&vm->pci);
+	acpipm_init(&vm->acpipm, machine_poweroff, vm);
 	fw_cfg_init(&vm->fw_cfg, vm->nr_vcpus);
 	vm->debug = (struct debugdev){ machine_out, machine_poweroff, vm };
 	vm->pv = (struct pvport){
@@ -122,8 +219,18 @@ void machine_init(struct vm *vm)
 	if (vm->cfg->pv_ipi && vm->cfg->irqchip == IRQCHIP_USER)
 		vm->pv.pv_ipi = machine_pv_ipi;
 
-	machine_add(&vm->pio, &(struct bus_dev){ "com1", PORT_COM1, 8,
-		&vm->com1, uart_bus_read, uart_bus_write });
+	machine_add_locked(vm, "com1", PORT_COM1, 8, &vm->com1, uart_bus_read,
+			   uart_bus_write);
+	machine_add_locked(vm, "rtc", RTC_PORT_INDEX, 2, &vm->rtc,
+			   rtc_bus_read, rtc_bus_write);
+	machine_add_locked(vm, "i8042-data", I8042_PORT_DATA, 1, &vm->i8042,
+			   i8042_data_read, i8042_data_write);
+	machine_add_locked(vm, "i8042-cmd", I8042_PORT_CMD, 1, &vm->i8042,
+			   i8042_cmd_read, i8042_cmd_write);
+	machine_add_locked(vm, "acpi-pm1", ACPIPM_PORT, ACPIPM_LEN,
+			   &vm->acpipm, acpipm_bus_read, acpipm_bus_write);
+	machine_add_locked(vm, "pci-conf", PCI_PORT_ADDR, PCI_PORT_LEN,
+			   &vm->pci, pci_bus_read, pci_bus_write);
 	machine_add(&vm->pio, &(struct bus_dev){ "debugcon", PORT_DEBUGCON, 1,
 		&vm->debug, debugcon_read, debugcon_write });
 	machine_add(&vm->pio, &(struct bus_dev){ "debug-exit", PORT_DEBUG_EXIT,

@@ -31,8 +31,6 @@ enum cpuid_freq {
 #define CPUID_HV_BASE		0x40000000u
 #define CPUID_HV_TIMING		0x40000010u
 #define CPUID_HV_SIGNATURE	"irqlabirqlab"
-/* KVM's Documentation/virt/kvm/x86/cpuid.rst */
-#define KVM_CPUID_FEATURE_PV_SEND_IPI	(1u << 11)
 
 /* "on", "off", "16" or "hv"; -1 for anything else */
 int cpuid_freq_parse(const char *s, enum cpuid_freq *f);

@@ -198,6 +198,11 @@ static void kvm_irq_line(struct vm *vm, unsigned gsi, int level)
 		warn("KVM_IRQ_LINE(%u, %d): %s", gsi, l.level, strerror(errno));
 }
 
+void kvm_isa_line(struct vm *vm, unsigned line, int level)
+{
+	kvm_irq_line(vm, line, level);
+}
+
 /* ISA line n is GSI n (line 0 reaching pin 2, as in irqchip/isa.c), so
  * a line reaches the same IOAPIC pin in both modes. */
 static void kvm_testdev_irq(void *ctx, unsigned line, int level)

@@ -20,6 +20,8 @@ void kvm_inject_extint(struct vcpu *v, int vector);	/* split */
  * @was: each vCPU's state before they were stopped */
 void kvm_dump_lapics(struct vm *vm, const enum vcpu_state *was);
 void kvm_testdev_init(struct vm *vm);	/* --irqchip=kernel */
+/* --irqchip=kernel: ISA line @line of KVM's PIC and IOAPIC (GSI @line) */
+void kvm_isa_line(struct vm *vm, unsigned line, int level);
 
 /* for kvm.c, while it creates the VM */
 void kvm_pc_routing(struct vm *vm);	/* --irqchip=kernel */

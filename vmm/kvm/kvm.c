@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * The KVM side of the machine: /dev/kvm, the VM, guest RAM slots, vCPUs,
- * CPUID, and the multiboot entry state.  irqchip.c has the interrupt side
+ * CPUID, and the entry state of vCPU 0 (multiboot, PVH, Linux 64-bit).  irqchip.c has the interrupt side
  * (injection, KVM's irqchip lines and routes, the split irqchip).
  * Documentation/virt/kvm/api.rst is the reference for every ioctl here.
  */
@@ -16,6 +16,8 @@
 #include <unistd.h>
 #include <x86intrin.h>
 
+#include "boot/loader.h"
+#include "cpuid_kvm.h"
 #include "hw/irqlab.h"
 #include "hw/kvm_pv.h"
 #include "irqchip.h"
@@ -392,18 +394,28 @@ static void kvm_cpuid_pv(struct vm *vm, struct kvm_cpuid2 *c, uint32_t kvm_has)
 		irqlab |= IRQLAB_FEATURE_PV_IPI;
 	if (vm->cfg->pv_eoi && vm->cfg->irqchip == IRQCHIP_USER)
 		irqlab |= IRQLAB_FEATURE_PV_EOI;
+	if (vm->cfg->kvm_pv) {
+		kvm |= cpuid_kvm_pv_features(kvm_has,
+					     vm->cfg->irqchip != IRQCHIP_USER);
+		if (!kvm)
+			warn("--kvm-pv=on: this KVM offers none of the PV "
+			     "features irqlab would advertise");
+	}
 	if (vm->cfg->pv_eoi && vm->cfg->irqchip != IRQCHIP_USER)
-		kvm |= 1u << KVM_PV_FEATURE_PV_EOI;
+		kvm |= KVM_PV_PV_EOI;
 	if (vm->cfg->pv_ipi && vm->cfg->irqchip != IRQCHIP_USER) {
-		if (kvm_hypercalls_loop())
-			warn("--pv-ipi: /dev/kvm is kvm_pvm, whose emulator "
-			     "never completes a guest hypercall; "
-			     "KVM_FEATURE_PV_SEND_IPI not advertised");
-		else if (kvm_has & KVM_CPUID_FEATURE_PV_SEND_IPI)
-			kvm |= KVM_CPUID_FEATURE_PV_SEND_IPI;
+		if (kvm_has & KVM_PV_PV_SEND_IPI)
+			kvm |= KVM_PV_PV_SEND_IPI;
 		else
 			warn("--pv-ipi: this KVM does not offer "
 			     "KVM_FEATURE_PV_SEND_IPI; not advertised");
+	}
+	/* send-IPI, unhalt (KVM_HC_KICK_CPU) and sched-yield are hypercalls */
+	if ((kvm & KVM_PV_HYPERCALLS) && kvm_hypercalls_loop()) {
+		warn("/dev/kvm is kvm_pvm, whose emulator never completes a "
+		     "guest hypercall: KVM's send-IPI, unhalt and sched-yield "
+		     "features not advertised");
+		kvm &= ~KVM_PV_HYPERCALLS;
 	}
 	if (cpuid_set_pv(c, CPUID_MAX_ENTRIES, irqlab, kvm))
 		die(EXIT_HOST, "CPUID: no room for the PV leaves");
@@ -447,41 +459,57 @@ static void flat_segment(struct kvm_segment *s, uint16_t sel, uint8_t type)
 	};
 }
 
+#define CR0_PE		(1u << 0)
+#define CR0_ET		(1u << 4)
+#define CR0_PG		(1u << 31)
+#define CR4_PAE		(1u << 5)
+#define EFER_LME	(1u << 8)
+#define EFER_LMA	(1u << 10)
+
 /*
- * Multiboot 1 sec. 3.2 and Multiboot 2 sec. 3.3, "machine state": EAX the
- * magic, EBX the info address, CS a 32-bit read/execute code segment with
- * offset 0 and limit 0xffffffff, DS/ES/FS/GS/SS a 32-bit read/write data
- * segment likewise, A20 enabled, CR0.PG = 0 and CR0.PE = 1, EFLAGS.VM = 0
- * and IF = 0.  ESP, GDTR and IDTR are undefined: GDTR points at the flat
- * GDT the loader wrote, so the selectors are real.
+ * vCPU 0's entry state (vmm/boot/loader.h).  BOOT_MODE_PM32: Multiboot 1
+ * sec. 3.2, Multiboot 2 sec. 3.3 and the PVH ABI: CS a 32-bit
+ * read/execute segment, DS/ES/FS/GS/SS read/write, base 0, limit
+ * 0xffffffff, CR0.PE = 1, PG = 0, EFLAGS.VM = IF = 0; EAX and EBX as
+ * the protocol says.  BOOT_MODE_LONG64: boot.rst "64-bit BOOT PROTOCOL":
+ * 64-bit mode with the loader's page tables (CR3), CS __BOOT_CS (L=1),
+ * DS/ES/SS __BOOT_DS, interrupts off, RSI the zero page.  GDTR points at
+ * the GDT the loader wrote, so the selectors are real.
  */
-void kvm_set_boot_state(struct vcpu *v, uint32_t eip, uint32_t eax,
-			uint32_t ebx, uint32_t gdt, uint16_t gdt_limit)
+void kvm_set_boot_state(struct vcpu *v, const struct boot_entry *e)
 {
+	bool lm = e->mode == BOOT_MODE_LONG64;
 	struct kvm_sregs sregs;
 	struct kvm_regs regs;
 
 	if (ioctl(v->fd, KVM_GET_SREGS, &sregs) < 0)
 		die(EXIT_HOST, "vcpu%d: KVM_GET_SREGS: %s", v->id,
 		    strerror(errno));
-	flat_segment(&sregs.cs, 0x08, 0xb);	/* execute/read, accessed */
-	flat_segment(&sregs.ds, 0x10, 0x3);	/* read/write, accessed */
+	flat_segment(&sregs.cs, e->cs, 0xb);	/* execute/read, accessed */
+	flat_segment(&sregs.ds, e->ds, 0x3);	/* read/write, accessed */
 	sregs.es = sregs.fs = sregs.gs = sregs.ss = sregs.ds;
-	sregs.gdt.base = gdt;
-	sregs.gdt.limit = gdt_limit;
+	if (lm) {
+		sregs.cs.l = 1;
+		sregs.cs.db = 0;
+	}
+	sregs.gdt.base = e->gdt_addr;
+	sregs.gdt.limit = e->gdt_limit;
 	sregs.idt.base = 0;
 	sregs.idt.limit = 0;
-	sregs.cr0 = 0x11;			/* PE, ET */
-	sregs.cr4 = 0;
-	sregs.efer = 0;
+	sregs.cr0 = CR0_PE | CR0_ET | (lm ? CR0_PG : 0);
+	sregs.cr3 = lm ? e->cr3 : 0;
+	sregs.cr4 = lm ? CR4_PAE : 0;
+	sregs.efer = lm ? EFER_LME | EFER_LMA : 0;
 	if (ioctl(v->fd, KVM_SET_SREGS, &sregs) < 0)
 		die(EXIT_HOST, "vcpu%d: KVM_SET_SREGS: %s", v->id,
 		    strerror(errno));
 
 	memset(&regs, 0, sizeof(regs));
-	regs.rip = eip;
-	regs.rax = eax;
-	regs.rbx = ebx;
+	regs.rip = e->eip;
+	regs.rax = e->eax;
+	regs.rbx = e->ebx;
+	regs.rsi = e->rsi;
+	regs.rsp = e->rsp;
 	regs.rflags = 0x2;			/* bit 1 is reserved, set */
 	if (ioctl(v->fd, KVM_SET_REGS, &regs) < 0)
 		die(EXIT_HOST, "vcpu%d: KVM_SET_REGS: %s", v->id,

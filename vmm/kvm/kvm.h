@@ -11,12 +11,13 @@
 
 struct vm;
 struct vcpu;
+struct boot_entry;
 
 void kvm_init(struct vm *vm);
 void kvm_setup_memory(struct vm *vm);
 void kvm_create_vcpus(struct vm *vm);
-void kvm_set_boot_state(struct vcpu *v, uint32_t eip, uint32_t eax,
-			uint32_t ebx, uint32_t gdt, uint16_t gdt_limit);
+/* vCPU 0's registers as the loader's entry state says */
+void kvm_set_boot_state(struct vcpu *v, const struct boot_entry *e);
 /* the vCPU's registers on stderr, after a failure @why */
 void kvm_dump_vcpu(struct vcpu *v, const char *why);
 void kvm_set_sipi_state(struct vcpu *v, uint8_t vector);

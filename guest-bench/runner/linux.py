@@ -1,0 +1,494 @@
+# SPDX-License-Identifier: MIT
+"""make bench-linux: `perf bench futex wake` in Debian's stock Linux, on
+irqlab-vmm and its peers (docs/LINUX.md).
+
+    guest-bench/linux-bench [--rows LIST] [--smp N] [--irqlab HOW]
+                            [--tcg-limit S] [--kvm-limit S] [--vmm-limit S]
+
+Rows (--rows, comma-separated, default all):
+    native         perf bench futex wake -t 1 on the host itself (the
+                   host's perf, else make linux-guest's copy; without
+                   either, build/native-futex's futex_wake row, said so)
+    irqlab-user, irqlab-split, irqlab-kernel
+                   irqlab-vmm --irqchip=MODE booting build/linux-guest/
+                   bzImage and initramfs.gz: directly where /dev/kvm is
+                   real VMX or SVM, else (kvm_pvm, or no /dev/kvm) inside
+                   the nested rig (tests/nested/run-in-kvm.sh); --irqlab
+                   direct|nested forces one
+    qemu-tcg       qemu-system-x86_64 -accel tcg (multi-threaded)
+    qemu-kvm       -accel kvm -cpu the model scripts/qemu-kvm-cpu finds;
+                   on kvm_pvm a stock kernel crawls in KVM's instruction
+                   emulator: it gets --kvm-limit seconds, then "did not
+                   boot" with the last console line
+    qemu-kvm-split the same with -machine kernel_irqchip=split
+
+Each guest boots once with N vCPUs (--smp, default 2) and runs the
+default lines of guest-bench/linux/init: perf bench futex wake -t 1 and
+-t N (perf 6.1 repeats each 10 times and prints the mean).  For each
+row: the mean wake in ms of -t 1 and -t N with perf's relative standard
+error, boot to /init (the guest's /proc/uptime at /init, and the host's
+time from the start to the @linux line where the console comes straight
+back), the guest's LOC/RES/CAL deltas over the benchmarks, and exits
+(irqlab-vmm's --stats-json exits.total; QEMU/KVM's kvm:kvm_exit from
+`perf stat` where it can count it).
+
+Output: the table on stdout, bench-results/linux.json, each boot's
+console in build/bench-linux/ROW.out (stderr: ROW.err).  Exit status 0,
+1 if a row that could run failed, 2 bad usage, 77 SKIP (no linux guest:
+make linux-guest could not fetch it).
+"""
+import argparse
+import json
+import os
+import platform
+import shutil
+import subprocess
+import time
+
+from . import ROOT, boot, records
+
+GUEST = os.path.join(ROOT, 'build/linux-guest')
+BZIMAGE = os.path.join(GUEST, 'bzImage')
+INITRD = os.path.join(GUEST, 'initramfs.gz')
+OUT = os.path.join(ROOT, 'build/bench-linux')
+RESULTS = os.path.join(ROOT, 'bench-results/linux.json')
+RIG = os.path.join(ROOT, 'tests/nested/run-in-kvm.sh')
+ROWS = ['native', 'irqlab-user', 'irqlab-split', 'irqlab-kernel',
+        'qemu-tcg', 'qemu-kvm', 'qemu-kvm-split']
+# The console on COM1; panic=-1 and -no-reboot end a panicking guest.
+APPEND = 'console=ttyS0 panic=-1'
+MEM_MB = 512
+INIT_MARK = '@linux '
+
+
+def say(msg):
+    print(msg, flush=True)
+
+
+# ---- the host ------------------------------------------------------------
+
+def host_kvm():
+    """How /dev/kvm is backed here: ('real', module) for kvm_intel or
+    kvm_amd, ('kvm_pvm', why) for KVM on PVM (a stock kernel runs in
+    KVM's instruction emulator), ('none', why) for no usable /dev/kvm."""
+    if not boot.kvm_usable():
+        return 'none', 'no usable /dev/kvm'
+    mods = [m for m in ('kvm_intel', 'kvm_amd', 'kvm_pvm')
+            if os.path.isdir('/sys/module/' + m)]
+    real = [m for m in mods if m != 'kvm_pvm']
+    if real:
+        return 'real', real[0]
+    if 'kvm_pvm' in mods:
+        return 'kvm_pvm', ('/dev/kvm is kvm_pvm (/sys/module/kvm_pvm): a '
+                           'stock kernel runs in KVM\'s instruction emulator')
+    return 'real', 'kvm (no vendor module seen)'
+
+
+def host_name():
+    model = ''
+    try:
+        with open('/proc/cpuinfo') as f:
+            for line in f:
+                if line.startswith('model name'):
+                    model = line.split(':', 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    return '%s, %d CPUs, Linux %s' % (model or platform.machine(),
+                                      os.cpu_count() or 0, platform.release())
+
+
+# ---- the commands --------------------------------------------------------
+
+def qemu_linux_cmd(accel='tcg', cpu=None, smp=2, append=APPEND,
+                   qemu=None, irqchip=None):
+    """QEMU booting the bzImage and initramfs, the console on stdout;
+    the guest's poweroff ends it with status 0.  @irqchip: KVM's
+    kernel_irqchip (on, split), QEMU's default (on) if None."""
+    cmd = [qemu or boot.qemu_binary(), '-accel', accel]
+    if irqchip:
+        cmd += ['-machine', 'pc,kernel_irqchip=' + irqchip]
+    if cpu:
+        cmd += ['-cpu', cpu]
+    return cmd + ['-smp', str(smp), '-m', str(MEM_MB), '-kernel', BZIMAGE,
+                  '-initrd', INITRD, '-append', append, '-serial', 'stdio',
+                  '-display', 'none', '-monitor', 'none', '-vga', 'none',
+                  '-nodefaults', '-no-reboot']
+
+
+def vmm_linux_args(irqchip='user', smp=2, append=APPEND, stats_json=None,
+                   bzimage=BZIMAGE, initrd=INITRD, extra=()):
+    """irqlab-vmm's arguments (no program name) for the Linux guest;
+    @extra: more options (--kvm-pv=on, --x2apic...)."""
+    args = ['--cpus', str(smp), '--mem', str(MEM_MB),
+            '--irqchip=' + irqchip] + list(extra)
+    if stats_json:
+        args += ['--stats-json', stats_json]
+    return args + ['--initrd', initrd, '-a', append, bzimage]
+
+
+def rel(path):
+    return os.path.relpath(path, ROOT)
+
+
+def perf_stat_prefix(out_file):
+    """`perf stat` counting KVM's exits (and, where the tracepoint exists,
+    the instructions KVM emulates) into @out_file, or [] if perf cannot
+    count them here."""
+    perf = shutil.which('perf')
+    if not perf:
+        return []
+    evs = []
+    for ev in ('kvm:kvm_exit', 'kvm:kvm_userspace_exit',
+               'kvm:kvm_emulate_insn'):
+        p = subprocess.run([perf, 'stat', '-x,', '-e', ev, 'true'],
+                           capture_output=True, text=True)
+        if p.returncode == 0:
+            evs.append(ev)
+    if 'kvm:kvm_exit' not in evs:
+        return []
+    return [perf, 'stat', '-x,', '-a', '-e', ','.join(evs), '-o', out_file,
+            '--']
+
+
+def perf_stat_read(path):
+    """{event: count} from `perf stat -x,` output."""
+    got = {}
+    try:
+        with open(path) as f:
+            for line in f:
+                parts = line.strip().split(',')
+                if len(parts) > 2 and parts[0].isdigit():
+                    got[parts[2]] = int(parts[0])
+    except OSError:
+        pass
+    return got
+
+
+# ---- the rows ------------------------------------------------------------
+
+class Row:
+    def __init__(self, name, how):
+        self.name, self.how = name, how
+        self.state = 'ok'           # ok, failed, skipped, did-not-boot
+        self.why = ''
+        self.wake = {}              # threads -> WakeSummary
+        self.init_s = None          # guest uptime at /init
+        self.host_init_s = None     # host time to the @linux line
+        self.wall_s = None          # the VM's: QEMU's, irqlab-vmm's own
+        self.exits = None
+        self.exits_how = ''
+        self.irq = {}               # cpu -> {loc, res, cal} deltas
+        self.clocksource = None
+        self.cpus = None
+        self.last_line = ''
+
+    def as_dict(self):
+        d = dict(vars(self))
+        d['wake'] = {t: w.as_dict() for t, w in self.wake.items()}
+        return d
+
+
+def last_console_line(text):
+    lines = [l.strip() for l in text.splitlines() if l.strip()]
+    return lines[-1] if lines else '(nothing on the console)'
+
+
+def take_guest(row, res, smp):
+    """Fill @row from one boot's console (@res, a boot.Result)."""
+    run = records.linux_run(res.out)
+    row.wall_s = res.wall_ms / 1e3
+    row.last_line = last_console_line(res.out)
+    if INIT_MARK in res.marks_ms:
+        row.host_init_s = res.marks_ms[INIT_MARK] / 1e3
+    row.init_s = run.init_s
+    row.cpus = run.cpus
+    row.clocksource = run.clocksource
+    for t in sorted({1, smp}):
+        w = run.wake(t)
+        if w:
+            row.wake[t] = w
+    for cpu in sorted(run.irqs.get('end', {})):
+        row.irq[cpu] = {k: run.irq_delta(cpu, k) for k in run.IRQ_KEYS}
+    if run.boot is None:
+        row.state = 'did-not-boot'
+        row.why = '%s after %.0f s; last console line: %s' % (
+            res.describe(), row.wall_s, row.last_line)
+    elif not run.finished() or 1 not in row.wake:
+        row.state = 'failed'
+        row.why = 'reached /init but %s (%s); last line: %s' % (
+            'no @linux_done' if run.done is None else
+            'a benchmark line failed', res.describe(), row.last_line)
+    return run
+
+
+def save(name, res):
+    os.makedirs(OUT, exist_ok=True)
+    with open(os.path.join(OUT, name + '.out'), 'w') as f:
+        f.write(res.out)
+    with open(os.path.join(OUT, name + '.err'), 'w') as f:
+        f.write(res.err)
+
+
+def row_native(a, smp):
+    row = Row('native', 'perf bench futex wake on the host')
+    perf = shutil.which('perf')
+    env = None
+    if not perf and os.path.exists(os.path.join(GUEST, 'perf')):
+        perf = os.path.join(GUEST, 'perf')
+        sysroot = os.path.join(GUEST, 'sysroot')
+        env = dict(os.environ, LD_LIBRARY_PATH='%s/lib/x86_64-linux-gnu:'
+                   '%s/usr/lib/x86_64-linux-gnu' % (sysroot, sysroot))
+        row.how = 'make linux-guest\'s perf, run on the host'
+    if perf:
+        out = ''
+        for t in sorted({1, smp}):
+            res = boot.run([perf, 'bench', 'futex', 'wake', '-t', str(t)],
+                           120, env=env)
+            out += res.out
+            for line in res.out.splitlines():
+                w = records.parse_wokeup(line)
+                if w:
+                    row.wake[t] = w
+        with open(os.path.join(OUT, 'native.out'), 'w') as f:
+            f.write(out)
+        if 1 in row.wake:
+            return row
+        row.why = 'perf printed no Wokeup summary; '
+    if not os.path.exists(boot.NATIVE_FUTEX):
+        row.state, row.why = 'skipped', row.why + 'no perf, no native-futex'
+        return row
+    res = boot.run([boot.NATIVE_FUTEX, '-n', '1000'], 60)
+    save('native', res)
+    r = res.find('bench', case='futex_wake')
+    row.how = ('build/native-futex (no runnable perf here): the futex_wake '
+               'p50, wake to run, not perf\'s mean')
+    if r and r.num('p50_ns') is not None:
+        row.wake[1] = records.WakeSummary(1, 1, r.num('p50_ns') / 1e6, 0.0)
+    else:
+        row.state, row.why = 'failed', 'native-futex gave no @bench'
+    return row
+
+
+def row_qemu(a, accel, smp, irqchip=None):
+    name = 'qemu-' + accel + ('-' + irqchip if irqchip else '')
+    kind, why = host_kvm()
+    cpu = None
+    if accel == 'kvm':
+        if kind == 'none':
+            r = Row(name, 'QEMU/KVM')
+            r.state, r.why = 'skipped', why
+            return r
+        probe = boot.probe_cpu()
+        if probe.skip:
+            r = Row(name, 'QEMU/KVM')
+            r.state, r.why = 'skipped', probe.why
+            return r
+        cpu = probe.used
+    row = Row(name, 'qemu-system-x86_64 -accel %s%s%s' % (
+        accel, ' -cpu ' + cpu if cpu else '',
+        ' -machine kernel_irqchip=' + irqchip if irqchip else ''))
+    limit = a.kvm_limit if accel == 'kvm' else a.tcg_limit
+    # Under KVM the decompressor's and early lines say how far it got.
+    append = APPEND + (' earlyprintk=ttyS0' if accel == 'kvm' else ' quiet')
+    cmd = qemu_linux_cmd(accel, cpu, smp, append, irqchip=irqchip)
+    stat_file = os.path.join(OUT, name + '.perf')
+    prefix = perf_stat_prefix(stat_file) if accel == 'kvm' else []
+    if prefix:
+        # timeout(1) inside perf stat, so that perf outlives QEMU and
+        # writes its counts when the limit runs out
+        cmd = ['timeout', '-k', '5', str(limit)] + cmd
+    res = boot.run(prefix + cmd, limit + 30, marks=(INIT_MARK,))
+    save(name, res)
+    take_guest(row, res, smp)
+    if prefix:
+        got = perf_stat_read(stat_file)
+        if got.get('kvm:kvm_exit'):
+            row.exits = got['kvm:kvm_exit']
+            row.exits_how = 'perf stat -a kvm:kvm_exit (whole host: ' \
+                'other VMs too)'
+        elif 'kvm:kvm_userspace_exit' in got:
+            # kvm_pvm does not fire kvm:kvm_exit (0): count what it does
+            row.exits = got['kvm:kvm_userspace_exit']
+            row.exits_how = 'perf stat -a kvm:kvm_userspace_exit (whole ' \
+                'host; kvm:kvm_exit counted %d)' % got.get('kvm:kvm_exit', 0)
+        if 'kvm:kvm_emulate_insn' in got and row.exits_how:
+            row.exits_how += ', %d kvm:kvm_emulate_insn' % \
+                got['kvm:kvm_emulate_insn']
+        res.timed_out = res.timed_out or res.status == 124
+    if res.timed_out and row.state == 'did-not-boot':
+        row.why = 'did not boot: no /init in %d s (%s); last console ' \
+            'line: %s' % (limit, why if accel == 'kvm' else 'TCG',
+                          row.last_line)
+    return row
+
+
+def top_exits(ex, n=6):
+    """The @n commonest exit keys of --stats-json's exits: ports (pio
+    0x608), MMIO (lapic+0xb0), MSRs, with their counts."""
+    keys = [('pio ' + k, v) for k, v in ex.get('by_port', {}).items()]
+    keys += [(k, v) for k, v in ex.get('by_mmio', {}).items()]
+    keys += [('msr ' + k, v) for k, v in ex.get('by_msr', {}).items()]
+    keys.sort(key=lambda kv: -kv[1])
+    return ', '.join('%s %d' % kv for kv in keys[:n])
+
+
+def row_irqlab(a, irqchip, smp):
+    name = 'irqlab-' + irqchip
+    kind, why = host_kvm()
+    how = a.irqlab
+    if how == 'auto':
+        how = 'direct' if kind == 'real' else 'nested'
+    where = ('on this host\'s /dev/kvm (%s)' % why if how == 'direct' else
+             'in the nested rig (QEMU TCG, emulated SVM, kvm_amd): ' + why)
+    row = Row(name, 'irqlab-vmm --irqchip=%s%s, %s' % (
+        irqchip, ''.join(' ' + x for x in a.vmm_args), where))
+    js = os.path.join(OUT, name + '.json')
+    if os.path.exists(js):
+        os.unlink(js)
+    append = APPEND + ' quiet'     # as TCG: the console's exits left out
+    if how == 'direct':
+        cmd = [boot.VMM] + vmm_linux_args(irqchip, smp, append, js,
+                                          extra=a.vmm_args)
+        res = boot.run(cmd, a.vmm_limit, marks=(INIT_MARK,))
+    else:
+        env = dict(os.environ, NESTED_MEM=str(MEM_MB + 512))
+        cmd = [RIG, '-t', str(a.vmm_limit), '--'] + vmm_linux_args(
+            irqchip, smp, append, rel(js), bzimage=rel(BZIMAGE),
+            initrd=rel(INITRD), extra=a.vmm_args)
+        res = boot.run(cmd, a.vmm_limit + 300, env=env)
+    save(name, res)
+    if res.status == 77:
+        row.state = 'skipped'
+        row.why = next((l for l in (res.out + res.err).splitlines()
+                        if l.startswith('SKIP')), 'the rig cannot run here')
+        return row
+    take_guest(row, res, smp)
+    if how == 'nested':
+        row.host_init_s = None      # the rig's own boot is in that time
+    if how == 'nested':
+        row.wall_s = None           # so is the rig's in the process's time
+    try:
+        with open(js) as f:
+            st = json.load(f)
+        ex = st['exits']
+        row.wall_s = st.get('wall_ns', 0) / 1e9 or row.wall_s
+        row.exits = ex['total']
+        row.exits_how = 'irqlab-vmm --stats-json exits.total; the most: ' + \
+            top_exits(ex)
+    except (OSError, ValueError, KeyError, TypeError):
+        pass
+    if row.state != 'ok':
+        err = [l for l in res.err.splitlines() if l.strip()]
+        if err:
+            row.why += '; stderr: ' + err[-1]
+    return row
+
+
+# ---- the table -----------------------------------------------------------
+
+def fmt_wake(w):
+    if not w:
+        return '-'
+    return '%.4f (+-%.0f%%)' % (w.ms, w.rse_pct) if w.rse_pct else \
+        '%.4f' % w.ms
+
+
+def fmt_s(v):
+    return '-' if v is None else '%.2f' % v
+
+
+def table(rows, smp):
+    head = ['row', 'wake -t 1 ms', 'wake -t %d ms' % smp, '/init (guest s)',
+            '/init (host s)', 'VM wall s', 'exits', 'LOC/RES/CAL per CPU',
+            'state']
+    out = [head]
+    for r in rows:
+        irq = ' '.join('%s/%s/%s' % (d['loc'], d['res'], d['cal'])
+                       for _, d in sorted(r.irq.items())) or '-'
+        out.append([r.name, fmt_wake(r.wake.get(1)),
+                    fmt_wake(r.wake.get(smp)) if smp != 1 else '-',
+                    fmt_s(r.init_s), fmt_s(r.host_init_s), fmt_s(r.wall_s),
+                    '-' if r.exits is None else str(r.exits), irq, r.state])
+    w = [max(len(x[i]) for x in out) for i in range(len(head))]
+    lines = ['| ' + ' | '.join(c.ljust(w[i]) for i, c in enumerate(x)) +
+             ' |' for x in out]
+    lines.insert(1, '|' + '|'.join('-' * (n + 2) for n in w) + '|')
+    return '\n'.join(lines)
+
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(
+        prog='linux-bench', description=__doc__.split('\n\n')[0],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=__doc__.split('\n\n', 1)[1])
+    p.add_argument('--rows', default=','.join(ROWS))
+    p.add_argument('--smp', type=int, default=2)
+    p.add_argument('--irqlab', choices=('auto', 'direct', 'nested'),
+                   default='auto')
+    p.add_argument('--tcg-limit', type=int, default=180)
+    p.add_argument('--kvm-limit', type=int, default=240)
+    p.add_argument('--vmm-limit', type=int, default=900)
+    p.add_argument('--vmm-args', default='',
+                   help='more irqlab-vmm options, blank-separated '
+                   '(e.g. --kvm-pv=on)')
+    a = p.parse_args(argv)
+    a.vmm_args = a.vmm_args.split()
+    a.rows = [r for r in a.rows.split(',') if r]
+    bad = [r for r in a.rows if r not in ROWS]
+    if bad or not 1 <= a.smp <= 8:
+        p.error('unknown rows %s (known: %s)' % (bad, ', '.join(ROWS))
+                if bad else '--smp: 1 to 8')
+    return a
+
+
+def main(argv=None):
+    a = parse_args(argv)
+    if not (os.path.exists(BZIMAGE) and os.path.exists(INITRD)):
+        p = subprocess.run([os.path.join(ROOT, 'guest-bench/linux/'
+                                         'make-guest.sh')], cwd=ROOT)
+        if p.returncode == 77:
+            return 77
+        if p.returncode:
+            return 1
+    os.makedirs(OUT, exist_ok=True)
+    kind, why = host_kvm()
+    say('linux-bench: host %s; /dev/kvm: %s (%s)' % (host_name(), kind, why))
+    with open(os.path.join(GUEST, 'kernel.txt')) as f:
+        kernel = f.read().strip()
+    say('linux-bench: guest %s, %d vCPUs, %d MiB' % (kernel, a.smp, MEM_MB))
+    rows = []
+    for name in a.rows:
+        t0 = time.monotonic()
+        say('linux-bench: %s ...' % name)
+        if name == 'native':
+            r = row_native(a, a.smp)
+        elif name.startswith('qemu-'):
+            accel, _, irqchip = name[5:].partition('-')
+            r = row_qemu(a, accel, a.smp, irqchip or None)
+        else:
+            r = row_irqlab(a, name[7:], a.smp)
+        say('linux-bench: %s: %s in %.0f s%s' % (
+            name, r.state, time.monotonic() - t0,
+            ': ' + r.why if r.why else ''))
+        rows.append(r)
+    say('')
+    say(table(rows, a.smp))
+    say('')
+    for r in rows:
+        say('%s: %s%s' % (r.name, r.how, ('; exits: ' + r.exits_how)
+                          if r.exits_how else ''))
+        if r.why:
+            say('  %s: %s' % (r.state, r.why))
+    os.makedirs(os.path.dirname(RESULTS), exist_ok=True)
+    with open(RESULTS, 'w') as f:
+        json.dump({'date': time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime()),
+                   'host': host_name(), 'kvm': [kind, why],
+                   'guest': kernel, 'smp': a.smp,
+                   'rows': [r.as_dict() for r in rows]}, f, indent=1)
+    say('linux-bench: %s' % rel(RESULTS))
+    # QEMU/KVM not booting is what a kvm_pvm host does: reported, not a
+    # failure; any other row that could run and did not is one
+    return 1 if any(r.state == 'failed' or (r.state == 'did-not-boot' and
+                                            not r.name.startswith('qemu-kvm'))
+                    for r in rows) else 0

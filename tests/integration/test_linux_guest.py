@@ -1,0 +1,117 @@
+"""Debian's stock Linux (make linux-guest, docs/LINUX.md) boots to /init,
+runs `perf bench futex wake`, reports its interrupts and powers off:
+
+- on irqlab-vmm, 2 vCPUs, --irqchip=user: directly where /dev/kvm is real
+  VMX or SVM; where it is kvm_pvm (a stock kernel crawls in KVM's
+  instruction emulator there) or absent, inside the nested rig
+  (tests/nested/run-in-kvm.sh); skipped, saying why, where neither runs;
+- on QEMU TCG with 2 and 4 vCPUs, the functional peer (same kernel, same
+  initramfs).
+
+What each boot must show (docs/RECORDS.md "Linux guest"): @linux with
+every CPU online; perf's "Wokeup" summary and its @linux_wake; the LAPIC
+timer (LOC) counting on every CPU during the benchmarks, and the IPIs
+(RES, CAL) counted; @linux_done with no failed line; Linux's "reboot:
+Power down" and the VMM's status 0 (a clean power-off)."""
+import os
+import subprocess
+
+import pytest
+
+import harness
+from harness import ROOT, has, line, status
+from runner import linux, records
+
+MAKE_GUEST = 'guest-bench/linux/make-guest.sh'
+# irqlab-vmm: no `quiet`, so the console shows how far Linux got
+VMM_APPEND = 'console=ttyS0 panic=-1 loglevel=4'
+
+
+@pytest.fixture(scope='module')
+def guest():
+    """build/linux-guest/, made (fetched once) by make-guest.sh: skip if
+    this host cannot fetch Debian's packages, fail if packing fails."""
+    p = subprocess.run([MAKE_GUEST], cwd=ROOT, capture_output=True,
+                       text=True)
+    if p.returncode == 77:
+        pytest.skip('SKIP: no Linux guest: ' + p.stdout.strip())
+    assert p.returncode == 0, '%s: status %d\n%s%s' % (
+        MAKE_GUEST, p.returncode, p.stdout, p.stderr)
+    return linux.BZIMAGE, linux.INITRD
+
+
+def check_guest(r, cpus):
+    """The boot's records and lines, as the module's docstring says."""
+    run = records.linux_run(r.out)
+    assert run.boot is not None, '%s: never reached /init\n%s' % (
+        r.name, r.report())
+    line(r, '@linux kernel=[^ ]+ cpus=%d online=0-%d .*' % (cpus, cpus - 1))
+    has(r, r'^Wokeup 1 of 1 threads in [0-9.]+ ms \(\+-[0-9.]+%\)$')
+    w = run.wake(1)
+    assert w and w.status == 0 and w.woken == 1 and w.ms > 0, \
+        '%s: no perf bench futex wake -t 1 summary\n%s' % (r.name, r.report())
+    assert run.wake(cpus), '%s: no -t %d summary\n%s' % (
+        r.name, cpus, r.report())
+    for cpu in range(cpus):
+        loc = run.irq_delta(cpu, 'loc')
+        assert loc and loc > 0, '%s: CPU%d: LOC did not count during the ' \
+            'benchmarks (%s)\n%s' % (r.name, cpu, loc, r.report())
+        for k in ('res', 'cal'):
+            n = run.irq('end', cpu, k)
+            assert n and n > 0, '%s: CPU%d: no %s interrupts at all\n%s' % (
+                r.name, cpu, k.upper(), r.report())
+    # the benchmarks' wakes cross CPUs: some IPI must have been sent
+    ipis = sum(run.irq_delta(c, k) or 0 for c in range(cpus)
+               for k in ('res', 'cal'))
+    assert ipis > 0, '%s: no RES or CAL during the benchmarks\n%s' % (
+        r.name, r.report())
+    assert run.finished(), '%s: no @linux_done failed=0\n%s' % (
+        r.name, r.report())
+    line(r, r'(\[ *[0-9.]+\] )?reboot: Power down')
+    status(r, 0)
+    return run
+
+
+@pytest.mark.qemu
+@pytest.mark.parametrize('cpus', [2, 4])
+def test_qemu_tcg(boot, guest, cpus):
+    # TCG boots in 3-10 s on an idle 2-CPU host; others share it here
+    argv = linux.qemu_linux_cmd('tcg', smp=cpus,
+                                append=linux.APPEND + ' quiet')
+    r = boot.run('qemu-tcg-%d' % cpus, argv, 300, strip_cr=True)
+    run = check_guest(r, cpus)
+    harness.note('linux guest, QEMU TCG, %d vCPUs: /init at %.2f s, '
+                 'futex wake -t 1 %.4f ms, clocksource %s' % (
+                     cpus, run.init_s, run.wake(1).ms, run.clocksource))
+
+
+def vmm_loader_missing():
+    """Why irqlab-vmm cannot boot a bzImage, or None."""
+    p = subprocess.run([harness.VMM, '--help'], cwd=ROOT,
+                       capture_output=True, text=True)
+    if '--initrd' not in p.stdout + p.stderr:
+        return ('irqlab-vmm has no Linux boot protocol loader (no --initrd '
+                'in --help)')
+    return None
+
+
+def test_irqlab_user_2cpus(guest, monkeypatch):
+    why = vmm_loader_missing()
+    if why:
+        pytest.xfail(why)
+    kind, how = linux.host_kvm()
+    booter = harness.Booter(__name__, nested=kind != 'real')
+    if kind != 'real':
+        # kvm_pvm: QEMU/KVM and irqlab-vmm alike would run Linux in KVM's
+        # instruction emulator (docs/LINUX.md); the rig has real KVM
+        harness.note('linux guest on irqlab-vmm: nested rig, as %s' % how)
+        harness.nested_rig()
+        monkeypatch.setenv('NESTED_MEM', '1024')
+    args = linux.vmm_linux_args('user', 2, append=VMM_APPEND,
+                                bzimage=os.path.relpath(linux.BZIMAGE, ROOT),
+                                initrd=os.path.relpath(linux.INITRD, ROOT))
+    r = booter.vmm('irqlab-user-2', *args, timeout=600, stats='json')
+    run = check_guest(r, 2)
+    harness.note('linux guest, irqlab-vmm user, 2 vCPUs: /init at %.2f s, '
+                 'futex wake -t 1 %.4f ms, %d exits' % (
+                     run.init_s, run.wake(1).ms, r.exits['total']))

@@ -1,0 +1,83 @@
+# SPDX-License-Identifier: MIT
+"""guest-bench/runner/linux.py's pure parts: reading a boot's console
+into a row, perf stat's CSV, the commonest exits, the table."""
+import pytest
+
+from runner import boot, linux, records
+
+CONSOLE = '''[    0.000000] Linux version 6.1.0-57-amd64
+@linux kernel=6.1.0-57-amd64 cpus=2 online=0-1 uptime_s=22.11 \
+clocksource=acpi_pm clocksources=acpi_pm hv=none apic=default x2apic=0 \
+tsc_mhz=na benches=2
+@linux_irq phase=init cpu=0 loc=100 res=10 cal=20
+@linux_irq phase=init cpu=1 loc=200 res=11 cal=21
+@linux_wake n=1 status=0 woken=1 threads=1 ms=0.2210 rse_pct=20.00 \
+runs=10 took_s=5.82 cmd=perf,bench,futex,wake,-t,1
+@linux_wake n=2 status=0 woken=2 threads=2 ms=1.4977 rse_pct=73.00 \
+runs=10 took_s=4.59 cmd=perf,bench,futex,wake,-t,2
+@linux_irq phase=end cpu=0 loc=852 res=38 cal=142
+@linux_irq phase=end cpu=1 loc=979 res=33 cal=149
+@linux_done uptime_s=58.53 failed=0
+[   59.928154] reboot: Power down
+'''
+
+
+def result(out, status=0, timed_out=False):
+    r = boot.Result(['build/irqlab-vmm'])
+    r.out, r.status, r.timed_out, r.wall_ms = out, status, timed_out, 5e3
+    return r
+
+
+def test_a_finished_boot_fills_the_row():
+    row = linux.Row('irqlab-user', 'test')
+    linux.take_guest(row, result(CONSOLE), 2)
+    assert row.state == 'ok', row.why
+    assert row.init_s == pytest.approx(22.11)
+    assert row.wake[1].ms == pytest.approx(0.221)
+    assert row.wake[2].threads == 2
+    assert row.irq[0] == {'loc': 752, 'res': 28, 'cal': 122}
+    assert row.irq[1]['cal'] == 128
+    assert row.clocksource == 'acpi_pm'
+    assert row.last_line.endswith('reboot: Power down')
+    tab = linux.table([row], 2)
+    assert '| irqlab-user | 0.2210 (+-20%)' in tab
+    assert '752/28/122 779/22/128' in tab
+
+
+def test_no_init_is_did_not_boot_with_the_last_line():
+    row = linux.Row('qemu-kvm', 'test')
+    linux.take_guest(row, result('Probing EDD (edd=off to disable)... ok\n',
+                                 status=None, timed_out=True), 2)
+    assert row.state == 'did-not-boot'
+    assert 'timed out' in row.why
+    assert row.why.endswith('Probing EDD (edd=off to disable)... ok')
+
+
+def test_no_done_is_a_failure():
+    cut = CONSOLE[:CONSOLE.index('@linux_irq phase=end')]
+    row = linux.Row('qemu-tcg', 'test')
+    linux.take_guest(row, result(cut), 2)
+    assert row.state == 'failed' and 'no @linux_done' in row.why
+
+
+def test_perf_stat_csv(tmp_path):
+    f = tmp_path / 'perf'
+    f.write_text('# started on Thu Dec  3 16:51:51 2026\n\n'
+                 '0,,kvm:kvm_exit,360105146014,100.00,,\n'
+                 '245269,,kvm:kvm_userspace_exit,360105136820,100.00,,\n'
+                 '<not counted>,,kvm:kvm_emulate_insn,0,0.00,,\n')
+    assert linux.perf_stat_read(str(f)) == {
+        'kvm:kvm_exit': 0, 'kvm:kvm_userspace_exit': 245269}
+    assert linux.perf_stat_read(str(tmp_path / 'none')) == {}
+
+
+def test_top_exits():
+    ex = {'by_port': {'0x608': 40388, '0x3f8': 18840},
+          'by_mmio': {'lapic+0xb0': 10697}, 'by_msr': {'0x1b': 7}}
+    assert linux.top_exits(ex, 3) == \
+        'pio 0x608 40388, pio 0x3f8 18840, lapic+0xb0 10697'
+
+
+def test_wake_summaries_parse_as_the_records_module_says():
+    run = records.linux_run(CONSOLE)
+    assert run.finished() and run.cpus == 2
