@@ -7,6 +7,11 @@ set -u
 pkgs=""
 [ -f /usr/include/criterion/criterion.h ] || pkgs="$pkgs libcriterion-dev"
 command -v qemu-system-x86_64 >/dev/null 2>&1 || pkgs="$pkgs qemu-system-x86"
+# make fuzz: clang with libFuzzer's runtime (tests/fuzz/, docs/FUZZING.md)
+command -v clang >/dev/null 2>&1 || pkgs="$pkgs clang"
+command -v clang >/dev/null 2>&1 &&
+	[ -f "$(clang -print-resource-dir)/lib/linux/libclang_rt.fuzzer-x86_64.a" ] ||
+	pkgs="$pkgs libclang-rt-14-dev"
 # Debian's python3 runs the host tooling (guest-bench/runner) and the
 # tests (Makefile: PYTHON), with python3-pytest and python3-matplotlib
 py=${PYTHON:-/usr/bin/python3}
