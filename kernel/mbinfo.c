@@ -21,6 +21,8 @@
  * Find a NUL-terminated string at @addr, at most MBINFO_STRING_MAX bytes
  * with its NUL.  We map it page by page, so a short string near the end
  * of memory is fine, then map the whole string once for the pointer.
+ * Where @phys maps less than the rest of the page (memory, or what the
+ * caller lets us see, ends inside it) we go on a byte at a time.
  */
 static int get_string(mbinfo_phys_fn phys, void *ctx, uint64_t addr,
 		      const char **out)
@@ -38,6 +40,10 @@ static int get_string(mbinfo_phys_fn phys, void *ctx, uint64_t addr,
 		if (n > MBINFO_STRING_MAX - done)
 			n = MBINFO_STRING_MAX - done;
 		p = phys(ctx, a, n);
+		if (!p) {
+			n = 1;
+			p = phys(ctx, a, n);
+		}
 		if (!p)
 			return MBINFO_ESTRING;
 		for (i = 0; i < n; i++) {
