@@ -265,6 +265,13 @@ static int mb2_tag(const uint8_t *tag, uint32_t type, uint32_t size,
 	case MB2_TAG_ACPI_OLD:			/* 3.6.12: a 20-byte RSDP */
 		if (size < 8 + 20)
 			return MBINFO_ETAG;
+		/*
+		 * acpi_parse() reads 36 bytes of an RSDP of revision 2 or
+		 * more (byte 15, ACPI 6.5 5.2.5.3): a copy that claims it
+		 * in a tag too short for them is skipped.
+		 */
+		if (tag[8 + 15] >= 2 && size < 8 + 36)
+			return 0;
 		if (!out->rsdp_new)
 			out->rsdp = tag + 8;
 		return 0;

@@ -208,6 +208,25 @@ Test(mbinfo, mb2_old_rsdp_only)
 	check_common(&e, &mi, TI_PATH, 0, TI_RAM);
 }
 
+/* an old ACPI tag whose RSDP says revision 2 but holds 20 bytes: skipped */
+Test(mbinfo, mb2_old_tag_claiming_revision_2_is_skipped)
+{
+	static const uint8_t info[48] = {
+		48, 0, 0, 0, 0, 0, 0, 0,		/* total_size */
+		14, 0, 0, 0, 28, 0, 0, 0,		/* ACPI old, 28 bytes */
+		'R', 'S', 'D', ' ', 'P', 'T', 'R', ' ',
+		0, 'I', 'R', 'Q', 'L', 'A', 'B', 2,	/* revision 2 */
+		0, 0, 0, 0, 0, 0, 0, 0,			/* and padding */
+		0, 0, 0, 0, 8, 0, 0, 0,			/* end tag */
+	};
+	struct mbinfo mi;
+
+	memcpy(ti_gpa(0x200000, sizeof(info)), info, sizeof(info));
+	cr_assert_eq(mbinfo_parse(MB2_BOOT_MAGIC, 0x200000, phys, &ti_mem,
+				  &mi), 0);
+	cr_assert_null(mi.rsdp, "36 bytes would be read from a 20-byte copy");
+}
+
 Test(mbinfo, both_agree_on_high_memory)
 {
 	const uint64_t ram = MEM_HOLE_START + (32ull << 20);

@@ -20,7 +20,8 @@
  * mbinfo_strerror() knows; at most MBINFO_MAX_MMAP and MBINFO_MAX_MODS
  * entries; every string the parser returns is NUL-terminated inside the
  * block (or the parser's own ""), the RSDP it returns lies inside with
- * its 20 or 36 bytes, modules start <= end; an image the loader built
+ * the 20 bytes, or 36 if its revision is 2 or more, that acpi_parse()
+ * reads; modules start <= end; an image the loader built
  * and nobody touched parses, with the loader's command line, name,
  * modules and RSDP.
  *
@@ -263,8 +264,11 @@ static void check_result(int ret, const struct mbinfo *mi)
 		CHECK(!mi->mods[i].string[0] ||
 		      string_inside(mi->mods[i].string));
 	}
+	/* what acpi_parse() reads: 20 bytes, 36 from revision 2 on */
 	if (mi->rsdp)
-		CHECK(inside(mi->rsdp, mi->rsdp_new ? 36 : 20));
+		CHECK(inside(mi->rsdp, 20) &&
+		      inside(mi->rsdp, ((const uint8_t *)mi->rsdp)[15] >= 2 ?
+			     36 : 20));
 	if (!ret)
 		CHECK(mi->proto == 1 || mi->proto == 2);
 }
