@@ -54,7 +54,9 @@
  *    disarmed or armed strictly in the future (never armed in the past
  *    forever); an unmasked timer delivers its vector;
  *  - apic_route(): targets exist and are enabled, one at most for lowest
- *    priority, the sender for "self", never the sender for "others";
+ *    priority, the sender for "self", never the sender for "others"; the
+ *    lowest-priority winner is an enabled target with the lowest APR;
+ *  - every armed deadline lies ahead of the clock;
  *  - arbitration sequence numbers never go back but on RESET.
  */
 #include <stdint.h>
@@ -172,6 +174,28 @@ static void deliver(int t, const struct lapic_ipi *ipi)
 	}
 }
 
+/*
+ * Lowest priority (SDM 11.6.2.4): the winner is a software-enabled
+ * target of the same message sent fixed, with the lowest APR of them.
+ */
+static void check_lowest(int src, const struct lapic_ipi *ipi, uint64_t win)
+{
+	struct lapic_ipi fixed = *ipi;
+	uint64_t all;
+	unsigned i, w = win & 1 ? 0 : 1;
+
+	fixed.delivery = APIC_ICR_DM_FIXED;
+	apic_route(m.cpus, NCPU, src, &fixed, &all);
+	for (i = 0; i < NCPU; i++) {
+		if (!(all & (1ull << i)) || !lapic_sw_enabled(m.cpus[i]))
+			continue;
+		check(win);	/* an enabled target: someone wins */
+		check(lapic_apr(m.cpus[w]) <= lapic_apr(m.cpus[i]));
+	}
+	if (win)
+		check((all & win) && lapic_sw_enabled(m.cpus[w]));
+}
+
 static void route(int src, const struct lapic_ipi *ipi)
 {
 	uint64_t mask;
@@ -179,6 +203,8 @@ static void route(int src, const struct lapic_ipi *ipi)
 
 	apic_route(m.cpus, NCPU, src, ipi, &mask);
 	check_route(src, ipi, mask);
+	if (ipi->delivery == APIC_ICR_DM_LOWEST)
+		check_lowest(src, ipi, mask);
 	for (i = 0; i < NCPU; i++)
 		if (mask & (1ull << i))
 			deliver(i, ipi);
@@ -299,6 +325,8 @@ static void check_timer(int c)
 	uint32_t mode = l->lvt[LVT_TIMER] & APIC_LVT_TIMER_MODE;
 
 	check(m.armed[c] == l->timer_deadline_ns);
+	/* the clock moved only with due timers fired: all ahead of it */
+	check(!m.armed[c] || m.armed[c] > m.now);
 	check(lapic_timer_tmcct(l) <= l->tmict);
 	if (l->timer_running)
 		check(l->tmict && l->timer_deadline_ns &&
