@@ -13,7 +13,8 @@
  * Guest RAM is a heap buffer of exactly its size, so ASan catches a write
  * past it; the image is libFuzzer's own exact-size copy, so a read past
  * the file is caught too.  Checked, abort() on violation:
- *  - failure: a one-line reason (no newline), non-empty;
+ *  - failure: a one-line reason (no newline), non-empty, and guest RAM
+ *    as it was (a canary in the first 8 bytes of every page stays);
  *  - success: the entry state Multiboot 3.2 / Multiboot2 3.3 say (magic in
  *    EAX, EIP in the loaded image), the kernel, the module and the boot
  *    information in RAM, apart and out of the BIOS area, the GDT the
@@ -32,6 +33,8 @@
 #define RAM_BIG		(8u << 20)
 #define RAM_SMALL	(2u << 20)
 #define MOD_LEN		5000
+#define PAGE		4096
+#define CANARY		0x5a17c0de5a17c0deull
 
 static uint8_t *ram_big, *ram_small;
 static uint8_t mod_data[MOD_LEN];
@@ -46,6 +49,29 @@ static const uint8_t rsdp_new[36] = "RSD PTR fuzz-new....................";
 	} \
 } while (0)
 
+/* The first 8 bytes of every page: a failed load must leave them. */
+static void canaries_set(uint8_t *ram, size_t size)
+{
+	const uint64_t c = CANARY;
+	size_t a;
+
+	for (a = 0; a < size; a += PAGE)
+		memcpy(ram + a, &c, sizeof(c));
+}
+
+static int canaries_intact(const uint8_t *ram, size_t size)
+{
+	uint64_t c;
+	size_t a;
+
+	for (a = 0; a < size; a += PAGE) {
+		memcpy(&c, ram + a, sizeof(c));
+		if (c != CANARY)
+			return 0;
+	}
+	return 1;
+}
+
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	unsigned i;
@@ -57,6 +83,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 		abort();
 	for (i = 0; i < MOD_LEN; i++)
 		mod_data[i] = (uint8_t)(i * 7 + 1);
+	canaries_set(ram_big, RAM_BIG);
+	canaries_set(ram_small, RAM_SMALL);
 	return 0;
 }
 
@@ -191,9 +219,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 	check(memchr(err, 0, sizeof(err)) != NULL);
 	if (rc) {
 		check(err[0] != '\0' && !strchr(err, '\n'));
+		/* loader.c: all is checked before the first byte is written */
+		check(canaries_intact(m.host, m.size));
 		return 0;
 	}
 	check(err[0] == '\0');
 	check_success(&m, &e);
+	canaries_set(m.host, m.size);
 	return 0;
 }

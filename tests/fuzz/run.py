@@ -28,8 +28,13 @@ STATUS_RE = re.compile(r'^#(\d+)\s+\S+\s+cov: (\d+) ft: (\d+)'
                        r'(?: corp: (\d+)/)?', re.M)
 EXECS_RE = re.compile(r'^stat::number_of_executed_units: (\d+)', re.M)
 ARTIFACT_RE = re.compile(r'Test unit written to (\S+)')
-REASON_RE = re.compile(r'^(?:==\d+==\s*)?(ERROR: \S+: .*|SUMMARY: .*|'
-                       r'\S+:\d+:\d+: runtime error: .*)$', re.M)
+# what a crash was, most telling first: a harness's invariant, UBSan,
+# a sanitizer's report, libFuzzer's own
+REASONS = [re.compile(r, re.M) for r in (
+    r'^(fuzz_\w+: invariant failed: .*)$',
+    r'^(\S+:\d+:\d+: runtime error: .*)$',
+    r'^(?:==\d+==\s*)?(ERROR: (?!libFuzzer)\S+: .*)$',
+    r'^(?:==\d+==\s*)?(ERROR: libFuzzer: .*)$')]
 
 
 def harness_flags(name):
@@ -50,8 +55,11 @@ def files_in(d):
 
 
 def reason(log):
-    m = REASON_RE.findall(log)
-    return m[0].strip() if m else 'exit status non-zero, no sanitizer report'
+    for r in REASONS:
+        m = r.findall(log)
+        if m:
+            return m[0].strip()
+    return 'exit status non-zero, no sanitizer report'
 
 
 def replay(binary, name, logdir):
