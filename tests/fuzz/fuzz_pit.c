@@ -6,6 +6,10 @@
  *
  *	0 port val	write @val to 0x40 + port % 4, or 0x61 if port & 4
  *	1 port		read 0x40 + port % 4, or 0x61 if port & 4
+ *			(ops 0 and 1: port & 8 goes through the bus callbacks,
+ *			pit_bus_* or port61_bus_*; there port & 0x30 makes the
+ *			access 2 << ((port >> 4) % 4 - 1) bytes wide and
+ *			port & 0x80 puts it past the region: a bad access)
  *	2 ch lvl	gate of channel ch % 3 to lvl & 1
  *	3 lo hi sh	advance the clock (lo | hi << 8) << (sh % 24) ns
  *	4		the host timer fires: the clock moves to the deadline
@@ -14,6 +18,8 @@
  *	7 ch		read-back of the status, then read it
  *
  * Invariants (8254 datasheet, 231164), abort() on violation:
+ * - a bus access wider than a byte, or past its region, counts one bad
+ *   access, reads all-ones and changes nothing;
  * - set_irq only on a change, on line 0; a timer is armed only in the
  *   future (else it would fire again and again), and after a firing
  *   IRQ0 is at OUT0;
@@ -34,6 +40,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "hw/pit.h"
 #include "pc/pit.h"
@@ -155,13 +162,64 @@ static uint16_t port_of(uint8_t sel)
 	return sel & 4 ? PORT_SYS_CTRL_B : PORT_PIT_CH0 + (sel & 3);
 }
 
+static bool via_bus;	/* this op's accesses go through the bus callbacks */
+
+static void port_write(struct pit *p, uint16_t port, uint8_t val)
+{
+	if (!via_bus)
+		pit_write(p, port, val);
+	else if (port == PORT_SYS_CTRL_B)
+		port61_bus_write(p, 0, 1, val, 0);
+	else
+		pit_bus_write(p, port - PORT_PIT_CH0, 1, val, 0);
+}
+
+static uint8_t port_read(struct pit *p, uint16_t port)
+{
+	uint64_t v;
+
+	if (!via_bus)
+		return pit_read(p, port);
+	if (port == PORT_SYS_CTRL_B)
+		v = port61_bus_read(p, 0, 1, 0);
+	else
+		v = pit_bus_read(p, port - PORT_PIT_CH0, 1, 0);
+	CHECK(v <= 0xff);
+	return v;
+}
+
+/* A wide or out-of-region bus access: counted, all-ones, no effect. */
+static void bad_access(struct pit *p, uint8_t sel, uint8_t val, bool write)
+{
+	unsigned size = (sel & 0x30) ? 2u << ((sel >> 4) % 4 - 1) : 1;
+	uint64_t bad = p->stats.bad_accesses, off, v;
+	struct pit before;
+	bool p61 = sel & 4;
+
+	memcpy(&before, p, sizeof(before));
+	off = (sel & 0x80) ? (p61 ? 1 : 4) : (p61 ? 0 : sel & 3);
+	if (write) {
+		if (p61)
+			port61_bus_write(p, off, size, val, 0);
+		else
+			pit_bus_write(p, off, size, val, 0);
+	} else {
+		v = p61 ? port61_bus_read(p, off, size, 0) :
+			  pit_bus_read(p, off, size, 0);
+		CHECK(v == ~0ull);
+	}
+	CHECK(p->stats.bad_accesses == bad + 1);
+	before.stats.bad_accesses++;
+	CHECK(!memcmp(&before, p, sizeof(before)));
+}
+
 static void op_write(struct pit *p, uint8_t sel, uint8_t val)
 {
 	uint16_t port = port_of(sel);
 	unsigned ch = val >> PIT_SC_SHIFT;
 
 	if (port == PORT_PIT_CMD && ch < 3 && (val & 0x30)) {
-		pit_write(p, port, val);
+		port_write(p, port, val);
 		f.cw[ch] = val;
 		channel_written(ch);
 		/* each mode's "OUT after Control Word": low in mode 0 only */
@@ -172,7 +230,7 @@ static void op_write(struct pit *p, uint8_t sel, uint8_t val)
 		channel_written(port - PORT_PIT_CH0);
 	if (port == PORT_SYS_CTRL_B && (val & 1) && !p->ch[2].gate)
 		channel_written(2);	/* a trigger in mode 1 */
-	pit_write(p, port, val);
+	port_write(p, port, val);
 }
 
 static void op_gate(struct pit *p, unsigned ch, bool level)
@@ -252,17 +310,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct pit p;
 	unsigned ch, i;
 	uint8_t a, b, c;
+	bool write;
 
 	f = (typeof(f)){ .now = T0 };
 	pit_init(&p, &ops, NULL);
 	while (ip < end) {
 		switch (*ip++ % 8) {
 		case 0:
-			a = arg(&ip, end);
-			op_write(&p, a, arg(&ip, end));
-			break;
 		case 1:
-			pit_read(&p, port_of(arg(&ip, end)));
+			write = ip[-1] % 8 == 0;
+			a = arg(&ip, end);
+			b = write ? arg(&ip, end) : 0;
+			via_bus = a & 8;
+			if (via_bus && (a & 0xb0))
+				bad_access(&p, a, b, write);
+			else if (write)
+				op_write(&p, a, b);
+			else
+				port_read(&p, port_of(a));
+			via_bus = false;
 			break;
 		case 2:
 			a = arg(&ip, end);
