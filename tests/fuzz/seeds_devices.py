@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Write the seed corpora of the device harnesses (docs/FUZZING.md).
 
-    /usr/bin/python3 tests/fuzz/seeds_devices.py [DIR]   (default tests/fuzz/corpus)
+    /usr/bin/python3 tests/fuzz/seeds_devices.py [DIR]
+    (DIR defaults to tests/fuzz/corpus)
 
 Each seed is an operation list in its harness's byte code (documented at the
 top of tests/fuzz/fuzz_<name>.c): the register sequences the kernel's own
