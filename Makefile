@@ -19,6 +19,8 @@
 #                   running perf bench futex wake (apt-get download)
 #   make bench-linux  perf bench futex wake -t 1 in a Linux guest: native,
 #                   irqlab-vmm, QEMU TCG, QEMU/KVM (docs/LINUX.md)
+#   make fuzz       the libFuzzer harnesses (tests/fuzz/), FUZZ_SECONDS each
+#                   (default 60); FUZZ=name runs one (docs/FUZZING.md)
 #   make clean
 #   make SAN=1 B=build/san build/san/irqlab-vmm   irqlab-vmm with ASan and UBSan
 
@@ -66,7 +68,7 @@ UNIT_OBJS	:= $(call host,$(tests-unit-y) $(calib-y)) $(VMM_CORE_OBJS)
 
 VERSION	:= $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 
-.PHONY: all run run-nested iso test unit integration bench-pir bench-calib bench bench-boot bench-grub linux-guest bench-linux clean FORCE
+.PHONY: all run run-nested iso test unit integration fuzz fuzz-probe bench-pir bench-calib bench bench-boot bench-grub linux-guest bench-linux clean FORCE
 all: $(VMM) $(KERNEL) $(KERNEL32)
 
 $(VMM): $(VMM_OBJS)
@@ -198,15 +200,20 @@ run-nested: all
 test:
 	@PYTHON=$(PYTHON) scripts/test-deps.sh
 	@$(MAKE) --no-print-directory all
-	@rm -f $(UNIT).log $(B)/tests/runner.log $(B)/tests/integration.summary; rc=0; \
+	@rm -f $(UNIT).log $(B)/tests/runner.log $(B)/tests/integration.summary \
+		$(B)/fuzz/summary; rc=0; \
 	$(MAKE) --no-print-directory unit || rc=1; \
 	$(MAKE) --no-print-directory integration || rc=1; \
+	$(MAKE) --no-print-directory fuzz FUZZ= \
+		FUZZ_SECONDS=$(FUZZ_TEST_SECONDS) || rc=1; \
 	echo "unit (Criterion): $$(sed -n 's/^\[====\] Synthesis: //p' \
 		$(UNIT).log 2>/dev/null)"; \
 	echo "unit (pytest, tests/runner): $$(tail -n 1 $(B)/tests/runner.log \
 		2>/dev/null)"; \
 	cat $(B)/tests/integration.summary 2>/dev/null || \
 		echo "integration (pytest): did not run"; \
+	cat $(B)/fuzz/summary 2>/dev/null || \
+		echo "fuzz (libFuzzer): did not run"; \
 	exit $$rc
 
 # Criterion, then the host runner's pytest tests (tests/runner/)
@@ -214,6 +221,52 @@ unit: $(UNIT)
 	@scripts/run-unit.sh $(UNIT)
 	@$(PYTHON) -m pytest -q tests/runner >$(B)/tests/runner.log 2>&1; \
 		rc=$$?; cat $(B)/tests/runner.log; exit $$rc
+
+# Coverage-guided fuzzing (docs/FUZZING.md).  Each tests/fuzz/fuzz_<name>.c
+# links what Kbuild's fuzz-<name>-y lists, all built again by clang with
+# libFuzzer's coverage, ASan and UBSan into $(B)/fuzz/obj/ (the same include
+# paths and ioctl poison as the host build).  tests/fuzz/run.py first
+# replays tests/fuzz/regress/<name>/, then fuzzes for FUZZ_SECONDS on a copy
+# of tests/fuzz/corpus/<name>/ in $(B)/fuzz/corpus/<name>/, prints a table
+# and fails on any crash, naming the reproducer.  make test: 10 s each.
+FUZZ_CC		?= clang
+FUZZ_SECONDS	?= 60
+FUZZ_TEST_SECONDS ?= 10
+FUZZ_SAN	:= -fsanitize=address,undefined -fno-sanitize-recover=all
+FUZZ_CFLAGS	:= -std=gnu11 -O1 -g $(WARN) -D_GNU_SOURCE -MMD -MP \
+	-fno-omit-frame-pointer -fsanitize=fuzzer-no-link $(FUZZ_SAN)
+FUZZ_LDFLAGS	:= -fsanitize=fuzzer $(FUZZ_SAN)
+FUZZ_OBJ	:= $(B)/fuzz/obj
+FUZZ_ALL	:= $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_NAMES	:= $(if $(FUZZ),$(FUZZ),$(FUZZ_ALL))
+
+define fuzz_link
+$(B)/fuzz/fuzz_$(1): $(FUZZ_OBJ)/tests/fuzz/fuzz_$(1).o \
+		$(addprefix $(FUZZ_OBJ)/,$(fuzz-$(1)-y))
+	$$(FUZZ_CC) $$(FUZZ_LDFLAGS) -o $$@ $$^
+endef
+$(foreach n,$(FUZZ_ALL),$(eval $(call fuzz_link,$(n))))
+
+$(FUZZ_OBJ)/vmm/%.o: VMM_FLAGS = -include vmm/poison.h
+$(FUZZ_OBJ)/vmm/kvm/%.o: VMM_FLAGS =
+$(addprefix $(FUZZ_OBJ)/,$(addsuffix /%.o,$(vmm-pure-dirs))): \
+	HOST_INC = -Iinclude -I$(PURE_INC)
+
+$(FUZZ_OBJ)/%.o: %.c | $(PURE_INC)/linux/kvm.h fuzz-probe
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) $(HOST_INC) $(VMM_FLAGS) -c $< -o $@
+
+# Without clang or libFuzzer's runtime, say what to install, and fail.
+fuzz-probe:
+	@command -v $(FUZZ_CC) >/dev/null 2>&1 && \
+	test -f "$$($(FUZZ_CC) -print-resource-dir)/lib/linux/libclang_rt.fuzzer-x86_64.a" || \
+		{ echo "make fuzz needs $(FUZZ_CC) with libFuzzer: apt-get install" \
+			"clang libclang-rt-14-dev (scripts/test-deps.sh does)" >&2; \
+		exit 1; }
+
+fuzz: $(addprefix $(B)/fuzz/fuzz_,$(FUZZ_NAMES))
+	@$(PYTHON) tests/fuzz/run.py --build $(B)/fuzz \
+		--seconds $(FUZZ_SECONDS) $(FUZZ_NAMES)
 
 # tests/integration/test_*.py; one case: make integration PYTEST_ARGS='-k smp'
 integration: all $(NATIVE_FUTEX)

@@ -21,6 +21,8 @@
  * Find a NUL-terminated string at @addr, at most MBINFO_STRING_MAX bytes
  * with its NUL.  We map it page by page, so a short string near the end
  * of memory is fine, then map the whole string once for the pointer.
+ * Where @phys maps less than the rest of the page (memory, or what the
+ * caller lets us see, ends inside it) we go on a byte at a time.
  */
 static int get_string(mbinfo_phys_fn phys, void *ctx, uint64_t addr,
 		      const char **out)
@@ -38,6 +40,10 @@ static int get_string(mbinfo_phys_fn phys, void *ctx, uint64_t addr,
 		if (n > MBINFO_STRING_MAX - done)
 			n = MBINFO_STRING_MAX - done;
 		p = phys(ctx, a, n);
+		if (!p) {
+			n = 1;
+			p = phys(ctx, a, n);
+		}
 		if (!p)
 			return MBINFO_ESTRING;
 		for (i = 0; i < n; i++) {
@@ -259,6 +265,13 @@ static int mb2_tag(const uint8_t *tag, uint32_t type, uint32_t size,
 	case MB2_TAG_ACPI_OLD:			/* 3.6.12: a 20-byte RSDP */
 		if (size < 8 + 20)
 			return MBINFO_ETAG;
+		/*
+		 * acpi_parse() reads 36 bytes of an RSDP of revision 2 or
+		 * more (byte 15, ACPI 6.5 5.2.5.3): a copy that claims it
+		 * in a tag too short for them is skipped.
+		 */
+		if (tag[8 + 15] >= 2 && size < 8 + 36)
+			return 0;
 		if (!out->rsdp_new)
 			out->rsdp = tag + 8;
 		return 0;

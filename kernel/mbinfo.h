@@ -46,7 +46,8 @@ struct mbinfo {
 	struct mbinfo_mmap mmap[MBINFO_MAX_MMAP];
 	unsigned nr_mods;
 	struct mbinfo_module mods[MBINFO_MAX_MODS];
-	/* from MB2 ACPI new (15) tag, else old (14); NULL if none */
+	/* from MB2 ACPI new (15) tag, else old (14); NULL if none.  It
+	 * holds 20 bytes, 36 if its revision is 2 or more (acpi_parse()) */
 	const void *rsdp;
 	int rsdp_new;			/* 1 if from the new tag */
 };

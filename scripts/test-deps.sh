@@ -9,6 +9,11 @@ pkgs=""
 # irqlab-vmm links libseccomp (the vCPU threads' filter, docs/SECURITY.md)
 [ -f /usr/include/seccomp.h ] || pkgs="$pkgs libseccomp-dev"
 command -v qemu-system-x86_64 >/dev/null 2>&1 || pkgs="$pkgs qemu-system-x86"
+# make fuzz: clang with libFuzzer's runtime (tests/fuzz/, docs/FUZZING.md)
+command -v clang >/dev/null 2>&1 || pkgs="$pkgs clang"
+command -v clang >/dev/null 2>&1 &&
+	[ -f "$(clang -print-resource-dir)/lib/linux/libclang_rt.fuzzer-x86_64.a" ] ||
+	pkgs="$pkgs libclang-rt-14-dev"
 # Debian's python3 runs the host tooling (guest-bench/runner) and the
 # tests (Makefile: PYTHON), with python3-pytest and python3-matplotlib
 py=${PYTHON:-/usr/bin/python3}

@@ -22,25 +22,39 @@ static struct {
 	unsigned rendezvous;
 	int rendezvous_src;
 	unsigned ntrace;
+	bool id_moved[NCPUS];		/* the guest wrote an APIC ID: */
+	uint8_t new_id[NCPUS];		/* this one */
+	uint32_t tmr_at_msg[NCPUS][8];	/* the sets as the last message went */
 } f;
 
-/* APIC ID = vCPU index; logical flat: LDR bit i is vCPU i */
+/* APIC ID = vCPU index unless moved; logical flat: LDR bit i is vCPU i */
 static uint64_t fake_dest_mask(void *ctx, uint32_t dest, bool logical)
 {
+	uint64_t m = 0;
+	unsigned i;
+
 	(void)ctx;
 	if (dest == 0xff)
 		return (1ull << NCPUS) - 1;
 	if (logical)
 		return dest & ((1ull << NCPUS) - 1);
-	return dest < NCPUS ? 1ull << dest : 0;
+	for (i = 0; i < NCPUS; i++)
+		if ((f.id_moved[i] ? f.new_id[i] : i) == dest)
+			m |= 1ull << i;
+	return m;
 }
 
 static int fake_deliver(void *ctx, const struct lapic_ipi *msg)
 {
+	unsigned i, w;
+
 	(void)ctx;
 	if (f.nmsg < LOG)
 		f.msg[f.nmsg] = *msg;
 	f.nmsg++;
+	for (i = 0; i < NCPUS; i++)
+		for (w = 0; w < 8; w++)
+			f.tmr_at_msg[i][w] = ioapic_tmr_word(&io, i, w);
 	if (f.took >= 0)
 		return f.took;
 	return __builtin_popcountll(fake_dest_mask(NULL, msg->dest,
@@ -526,6 +540,40 @@ Test(ioapic_naive, rebuild_is_still_correct)
 	wr(IOAPIC_REG_REDTBL + 6, 0x48 | IOAPIC_RTE_LEVEL);
 	cr_assert_eq(f.nmsg, 1);
 	cr_assert_eq(f.msg[0].dest, 2);
+}
+
+/*
+ * A LAPIC's ID moves after the entry was written: the level message must
+ * still find its vector in the new target's set, or the target takes it
+ * as edge and its EOI never clears remote IRR.
+ */
+static void moved_apic_id_gets_the_level_vector(void)
+{
+	set_rte(5, 0x61 | IOAPIC_RTE_LEVEL, 6);	/* APIC ID 6: nobody yet */
+	cr_assert_not(tmr_bit(2, 0x61));
+	f.id_moved[2] = true;			/* vCPU 2 writes its APIC ID */
+	f.new_id[2] = 6;
+	ioapic_set_irq(&io, 5, 1);
+	cr_assert_eq(f.nmsg, 1);
+	cr_assert(f.msg[0].level);
+	cr_assert(f.tmr_at_msg[2][0x61 / 32] & (1u << (0x61 % 32)),
+		  "vCPU 2's set has the vector before the message");
+	cr_assert(ioapic_rte(&io, 5) & IOAPIC_RTE_REMOTE_IRR);
+	ioapic_set_irq(&io, 5, 0);
+	ioapic_eoi(&io, 0x61);
+	cr_assert_not(ioapic_rte(&io, 5) & IOAPIC_RTE_REMOTE_IRR);
+}
+
+Test(ioapic, moved_apic_id_gets_the_level_vector)
+{
+	moved_apic_id_gets_the_level_vector();
+}
+
+Test(ioapic_naive, moved_apic_id_gets_the_level_vector)
+{
+	moved_apic_id_gets_the_level_vector();
+	cr_assert_eq(io.stats.rendezvous, 3,
+		     "the two dwords written, then the rebuild before the message");
 }
 
 Test(ioapic, policy_names)

@@ -144,6 +144,36 @@ Test(mbinfo, mb1_agrees)
 	cr_assert_null(mi.rsdp, "Multiboot 1 has no ACPI field");
 }
 
+/* A phys() that maps only the boot information, to the byte. */
+static uint64_t tight_lo, tight_hi;
+
+static const void *tight_phys(void *ctx, uint64_t addr, uint64_t len)
+{
+	if (addr < tight_lo || addr > tight_hi || len > tight_hi - addr)
+		return NULL;
+	return mem_ptr(ctx, addr, len);
+}
+
+/* strings at the end of what phys() maps, inside a page, still parse */
+Test(mbinfo, strings_at_the_end_of_mapped_memory)
+{
+	struct boot_entry e;
+	struct mbinfo mi;
+	int proto, ret;
+
+	for (proto = 1; proto <= 2; proto++) {
+		load(ELFCLASS32, proto, "console=ttyS0", 3, true, &e);
+		tight_lo = e.info_start;
+		tight_hi = e.info_end;
+		cr_assert_neq(tight_hi % 4096, 0, "ends inside a page");
+		ret = mbinfo_parse(e.eax, e.ebx, tight_phys, &ti_mem, &mi);
+		cr_assert_eq(ret, 0, "mb%d: %s", proto, mbinfo_strerror(ret));
+		cr_assert_str_eq(mi.cmdline, TI_PATH " console=ttyS0");
+		cr_assert_str_eq(mi.loader_name, LOADER_NAME);
+		cr_assert_str_eq(mi.mods[0].string, "initrd");
+	}
+}
+
 Test(mbinfo, mb2_agrees)
 {
 	struct boot_entry e;
@@ -176,6 +206,25 @@ Test(mbinfo, mb2_old_rsdp_only)
 	cr_assert_not(mi.rsdp_new);
 	cr_assert_eq(memcmp(mi.rsdp, rsdp_old, sizeof(rsdp_old)), 0);
 	check_common(&e, &mi, TI_PATH, 0, TI_RAM);
+}
+
+/* an old ACPI tag whose RSDP says revision 2 but holds 20 bytes: skipped */
+Test(mbinfo, mb2_old_tag_claiming_revision_2_is_skipped)
+{
+	static const uint8_t info[48] = {
+		48, 0, 0, 0, 0, 0, 0, 0,		/* total_size */
+		14, 0, 0, 0, 28, 0, 0, 0,		/* ACPI old, 28 bytes */
+		'R', 'S', 'D', ' ', 'P', 'T', 'R', ' ',
+		0, 'I', 'R', 'Q', 'L', 'A', 'B', 2,	/* revision 2 */
+		0, 0, 0, 0, 0, 0, 0, 0,			/* and padding */
+		0, 0, 0, 0, 8, 0, 0, 0,			/* end tag */
+	};
+	struct mbinfo mi;
+
+	memcpy(ti_gpa(0x200000, sizeof(info)), info, sizeof(info));
+	cr_assert_eq(mbinfo_parse(MB2_BOOT_MAGIC, 0x200000, phys, &ti_mem,
+				  &mi), 0);
+	cr_assert_null(mi.rsdp, "36 bytes would be read from a 20-byte copy");
 }
 
 Test(mbinfo, both_agree_on_high_memory)

@@ -233,6 +233,18 @@ Test(pic, poll_command)
 	cr_assert_eq(pic_read(&pic, 0x20), 0x00, "IR3 in service");
 }
 
+/* an OCW3 without P cancels a poll not yet read: the read gives IRR */
+Test(pic, ocw3_without_p_cancels_a_poll)
+{
+	init_pair(0x20, 0x28, 0x01);
+	pic_set_irq(&pic, 3, 1);
+	pic_write(&pic, 0x20, 0x0c);	/* OCW3: poll */
+	pic_write(&pic, 0x20, 0x0a);	/* OCW3: read IRR, no poll */
+	cr_assert_eq(pic_read(&pic, 0x20), 0x08, "IRR, not a poll");
+	cr_assert_eq(pic.chip[0].isr, 0, "nothing acknowledged");
+	cr_assert_eq(pic_intack(&pic), 0x23);
+}
+
 Test(pic, rotation_and_set_priority)
 {
 	init_pair(0x20, 0x28, 0x01);

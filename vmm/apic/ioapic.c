@@ -210,6 +210,29 @@ static void naive_rebuild(struct ioapic *io, int src)
 		tmr_send(io, src, c, tmr[c]);
 }
 
+/*
+ * IOAPIC_NAIVE, before a level message: the sets were made from the
+ * destinations at the last change of the table, and a LAPIC's ID, LDR or
+ * DFR may have moved since.  A target whose set lacks the vector would
+ * take the message as edge, its EOI would never come back, and remote
+ * IRR would stay set for good: rebuild first, as for a change.
+ */
+static void naive_sync(struct ioapic *io, unsigned pin)
+{
+	uint64_t rte = io->pin[pin].rte, cpus = pin_cpus(io, rte);
+	unsigned c, v = lo(rte) & IOAPIC_RTE_VECTOR;
+
+	for (c = 0; c < io->ncpus; c++) {
+		if ((cpus & (1ull << c)) &&
+		    !(io->tmr[c][v / 32] & (1u << (v % 32)))) {
+			trace(io, "ioapic: pin %u: vCPU %u lacks vector 0x%x: rebuild",
+			      pin, c, v);
+			naive_rebuild(io, -1);
+			return;
+		}
+	}
+}
+
 /* ---- delivery ---- */
 
 /* Datasheet 3.2.4, 2.4: one message for @pin's entry. */
@@ -228,8 +251,11 @@ static void pin_deliver(struct ioapic *io, unsigned pin)
 	};
 	int took;
 
-	if (level)
-		pin_sync(io, -1, pin);	/* the TMR bits before the message */
+	/* the TMR bits before the message */
+	if (level && io->policy == IOAPIC_NAIVE)
+		naive_sync(io, pin);
+	else if (level)
+		pin_sync(io, -1, pin);
 	io->stats.deliveries++;
 	took = io->ops->deliver(io->ctx, &msg);
 	trace(io, "ioapic: pin %u -> vector 0x%x %s dest 0x%x %s: %d took it",

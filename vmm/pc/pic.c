@@ -268,11 +268,14 @@ static void ocw2(struct pic *p, unsigned n, uint8_t val)
 	trace(p, "pic: %s OCW2 0x%02x: isr 0x%02x", chip_name(n), val, c->isr);
 }
 
-/* "Reading the 8259A Status", "Poll Command", "Special Mask Mode" */
+/*
+ * "Reading the 8259A Status", "Poll Command", "Special Mask Mode".  OCW3
+ * is written whole: P = 0 is "no poll command", so it takes back a poll
+ * not yet read (as KVM's and QEMU's 8259 do).
+ */
 static void ocw3(struct pic_chip *c, uint8_t val)
 {
-	if (val & PIC_OCW3_P)
-		c->poll = true;
+	c->poll = val & PIC_OCW3_P;
 	if (val & PIC_OCW3_RR)
 		c->read_isr = val & PIC_OCW3_RIS;
 	if (val & PIC_OCW3_ESMM)
