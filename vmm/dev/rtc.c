@@ -11,6 +11,62 @@
 #include "rtc.h"
 
 #define NS	1000000000ull
+#define DAY	86400
+
+/*
+ * Calendar arithmetic of our own, not gmtime_r()/timegm(): glibc's first
+ * call of either reads /etc/localtime (open, mmap), which a vCPU thread's
+ * seccomp filter refuses, and a model should not depend on the host's
+ * time zone anyway.  Proleptic Gregorian days from 1970-01-01 (H. Hinnant,
+ * "chrono-Compatible Low-Level Date Algorithms"); @m is 1-12.
+ */
+static int64_t days_from_civil(int64_t y, unsigned m, unsigned d)
+{
+	int64_t era;
+	unsigned yoe, doy, doe;
+
+	y -= m <= 2;
+	era = (y >= 0 ? y : y - 399) / 400;
+	yoe = (unsigned)(y - era * 400);
+	doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
+	doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+	return era * 146097 + doe - 719468;
+}
+
+static void rtc_gmtime(int64_t t, struct tm *tm)
+{
+	int64_t z = (t >= 0 ? t : t - (DAY - 1)) / DAY, era;
+	unsigned s = (unsigned)(t - z * DAY), doe, yoe, doy, mp;
+
+	memset(tm, 0, sizeof(*tm));
+	tm->tm_sec = s % 60;
+	tm->tm_min = s / 60 % 60;
+	tm->tm_hour = s / 3600;
+	tm->tm_wday = (int)(((z % 7) + 11) % 7);	/* 1970-01-01: Thursday */
+	z += 719468;
+	era = (z >= 0 ? z : z - 146096) / 146097;
+	doe = (unsigned)(z - era * 146097);
+	yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+	doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+	mp = (5 * doy + 2) / 153;
+	tm->tm_mday = doy - (153 * mp + 2) / 5 + 1;
+	tm->tm_mon = mp < 10 ? mp + 2 : mp - 10;		/* 0-11 */
+	tm->tm_year = (int)(yoe + era * 400 + (tm->tm_mon < 2)) - 1900;
+}
+
+/* timegm(): fields out of range carry over, as a guest's writes may */
+static int64_t rtc_timegm(const struct tm *tm)
+{
+	int64_t y = tm->tm_year + 1900LL + tm->tm_mon / 12;
+	int mon = tm->tm_mon % 12;
+
+	if (mon < 0) {
+		mon += 12;
+		y--;
+	}
+	return (days_from_civil(y, mon + 1, 1) + tm->tm_mday - 1) * DAY +
+	       tm->tm_hour * 3600LL + tm->tm_min * 60LL + tm->tm_sec;
+}
 
 void rtc_init(struct rtc *r, uint64_t (*now_ns)(void *), void *ctx)
 {
@@ -59,10 +115,9 @@ static uint8_t rtc_hours(const struct rtc *r, unsigned h)
 
 static uint8_t rtc_time_reg(struct rtc *r, unsigned reg)
 {
-	time_t t = rtc_time(r, NULL);
 	struct tm tm;
 
-	gmtime_r(&t, &tm);
+	rtc_gmtime(rtc_time(r, NULL), &tm);
 	switch (reg) {
 	case RTC_SECONDS:
 		return to_reg(r, tm.tm_sec);
@@ -94,11 +149,10 @@ static void rtc_set_time(struct rtc *r, int64_t t)
 /* A write to a time register changes that field of the current time. */
 static void rtc_write_time(struct rtc *r, unsigned reg, uint8_t val)
 {
-	time_t t = rtc_time(r, NULL);
 	unsigned v = from_reg(r, val & (reg == RTC_HOURS ? 0x7f : 0xff));
 	struct tm tm;
 
-	gmtime_r(&t, &tm);
+	rtc_gmtime(rtc_time(r, NULL), &tm);
 	switch (reg) {
 	case RTC_SECONDS:
 		tm.tm_sec = v;
@@ -126,7 +180,7 @@ static void rtc_write_time(struct rtc *r, unsigned reg, uint8_t val)
 		tm.tm_year = v * 100 - 1900 + tm.tm_year % 100;
 		break;
 	}
-	rtc_set_time(r, timegm(&tm));
+	rtc_set_time(r, rtc_timegm(&tm));
 }
 
 static int is_time_reg(unsigned reg)
