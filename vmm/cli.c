@@ -79,7 +79,7 @@ static void usage(FILE *f)
 "to isa-debug-exit (0xf4), or: 2 bad usage, 4 bad kernel image, 6 KVM/host\n"
 "failure, 8 guest triple fault, 10 KVM internal error, 12 entry failure,\n"
 "14 unhandled exit, 16 guest halted for good, 18 --timeout ran out,\n"
-"20 the guest reset the machine (i8042); 0 when it entered ACPI S5.\n"
+"22 the guest reset the machine (i8042); 0 when it entered ACPI S5.\n"
 "docs/VMM.md has the details.\n",
 		VMM_MAX_CPUS, MEM_MIN_MIB, MEM_MAX_MIB, VMM_MAX_MODULES,
 		TIMEOUT_MAX_S);

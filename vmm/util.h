@@ -18,7 +18,7 @@
 #define EXIT_GUEST_UNHANDLED	14	/* an exit reason irqlab does not handle */
 #define EXIT_GUEST_HALTED	16	/* HLT that nothing can ever wake */
 #define EXIT_TIMEOUT		18	/* --timeout: the guest had not ended */
-#define EXIT_GUEST_RESET	20	/* the guest reset the machine (i8042) */
+#define EXIT_GUEST_RESET	22	/* the guest reset the machine (i8042) */
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
