@@ -5,6 +5,7 @@
  * reset line (i8042.c), the ACPI PM1 blocks and S5 (acpipm.c).
  */
 #include <string.h>
+#include <time.h>
 
 #include <criterion/criterion.h>
 
@@ -122,6 +123,40 @@ Test(rtc, set_time)
 	cr_assert_eq(cmos(RTC_HOURS), 0x09);
 	cr_assert_eq(cmos(RTC_YEAR), 0x28);
 	cr_assert_eq(cmos(RTC_MONTH), 0x02);
+}
+
+/* The model's own calendar against libc's, in binary mode, 1901-2250 */
+Test(rtc, calendar_matches_gmtime)
+{
+	int64_t t;
+	struct tm tm;
+	time_t tt;
+
+	cmos_set(RTC_REG_B, RTC_B_24H | RTC_B_DM);
+	for (t = -2100000000ll; t < 8800000000ll; t += 999983) {
+		clock_ns = 0;
+		r.offset_s = t;
+		tt = t;
+		gmtime_r(&tt, &tm);
+		cr_assert_eq(cmos(RTC_SECONDS), tm.tm_sec, "t=%lld", (long long)t);
+		cr_assert_eq(cmos(RTC_MINUTES), tm.tm_min);
+		cr_assert_eq(cmos(RTC_HOURS), tm.tm_hour);
+		cr_assert_eq(cmos(RTC_DAY_OF_WEEK), tm.tm_wday + 1);
+		cr_assert_eq(cmos(RTC_DAY_OF_MONTH), tm.tm_mday);
+		cr_assert_eq(cmos(RTC_MONTH), tm.tm_mon + 1);
+		cr_assert_eq(cmos(RTC_YEAR), tm.tm_year % 100);
+		cr_assert_eq(cmos(RTC_CENTURY), (tm.tm_year + 1900) / 100);
+		/* writing back what it reads changes nothing */
+		cmos_set(RTC_DAY_OF_MONTH, tm.tm_mday);
+		cr_assert_eq(r.offset_s, t);
+	}
+	/* a month of 13 carries into the next year, as timegm()'s does */
+	clock_ns = T0 * NS;
+	r.offset_s = 0;
+	cmos_set(RTC_MONTH, 13);
+	cr_assert_eq(cmos(RTC_YEAR), 25);
+	cr_assert_eq(cmos(RTC_MONTH), 1);
+	cr_assert_eq(cmos(RTC_DAY_OF_MONTH), 29);
 }
 
 Test(rtc, cmos_ram_and_register_c)

@@ -6,7 +6,6 @@
  * offset from the host's clock.
  */
 #include <string.h>
-#include <time.h>
 
 #include "rtc.h"
 
@@ -14,58 +13,59 @@
 #define DAY	86400
 
 /*
- * Calendar arithmetic of our own, not gmtime_r()/timegm(): glibc's first
- * call of either reads /etc/localtime (open, mmap), which a vCPU thread's
- * seccomp filter refuses, and a model should not depend on the host's
- * time zone anyway.  Proleptic Gregorian days from 1970-01-01 (H. Hinnant,
- * "chrono-Compatible Low-Level Date Algorithms"); @m is 1-12.
+ * UTC calendar arithmetic, proleptic Gregorian (H. Hinnant's
+ * days_from_civil and civil_from_days), instead of gmtime_r()/timegm(),
+ * which may read /etc/localtime: a system call a vCPU thread must not
+ * make (its seccomp filter) and a model has no business making.
  */
-static int64_t days_from_civil(int64_t y, unsigned m, unsigned d)
+struct rtc_tm {
+	int year, mon, mday;	/* mon 1-12 */
+	int hour, min, sec;
+	int wday;		/* 0 = Sunday */
+};
+
+static int64_t days_from_civil(int64_t y, int m, int d)
 {
-	int64_t era;
-	unsigned yoe, doy, doe;
+	int64_t era, yoe, doy, doe;
 
 	y -= m <= 2;
 	era = (y >= 0 ? y : y - 399) / 400;
-	yoe = (unsigned)(y - era * 400);
-	doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
+	yoe = y - era * 400;
+	doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
 	doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
 	return era * 146097 + doe - 719468;
 }
 
-static void rtc_gmtime(int64_t t, struct tm *tm)
+static void rtc_civil(int64_t t, struct rtc_tm *tm)
 {
-	int64_t z = (t >= 0 ? t : t - (DAY - 1)) / DAY, era;
-	unsigned s = (unsigned)(t - z * DAY), doe, yoe, doy, mp;
+	int64_t days = (t >= 0 ? t : t - (DAY - 1)) / DAY, secs = t - days * DAY;
+	int64_t z = days + 719468, era, doe, yoe, doy, mp;
 
-	memset(tm, 0, sizeof(*tm));
-	tm->tm_sec = s % 60;
-	tm->tm_min = s / 60 % 60;
-	tm->tm_hour = s / 3600;
-	tm->tm_wday = (int)(((z % 7) + 11) % 7);	/* 1970-01-01: Thursday */
-	z += 719468;
 	era = (z >= 0 ? z : z - 146096) / 146097;
-	doe = (unsigned)(z - era * 146097);
+	doe = z - era * 146097;
 	yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
 	doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
 	mp = (5 * doy + 2) / 153;
-	tm->tm_mday = doy - (153 * mp + 2) / 5 + 1;
-	tm->tm_mon = mp < 10 ? mp + 2 : mp - 10;		/* 0-11 */
-	tm->tm_year = (int)(yoe + era * 400 + (tm->tm_mon < 2)) - 1900;
+	tm->mday = doy - (153 * mp + 2) / 5 + 1;
+	tm->mon = mp < 10 ? mp + 3 : mp - 9;
+	tm->year = yoe + era * 400 + (tm->mon <= 2);
+	tm->hour = secs / 3600;
+	tm->min = secs / 60 % 60;
+	tm->sec = secs % 60;
+	tm->wday = ((days % 7) + 11) % 7;	/* 1970-01-01 was a Thursday */
 }
 
-/* timegm(): fields out of range carry over, as a guest's writes may */
-static int64_t rtc_timegm(const struct tm *tm)
+/* The seconds of @tm; out-of-range fields carry, as timegm()'s do. */
+static int64_t rtc_seconds(const struct rtc_tm *tm)
 {
-	int64_t y = tm->tm_year + 1900LL + tm->tm_mon / 12;
-	int mon = tm->tm_mon % 12;
+	int64_t y = tm->year + (tm->mon - 1) / 12, m = (tm->mon - 1) % 12 + 1;
 
-	if (mon < 0) {
-		mon += 12;
+	if (m < 1) {
+		m += 12;
 		y--;
 	}
-	return (days_from_civil(y, mon + 1, 1) + tm->tm_mday - 1) * DAY +
-	       tm->tm_hour * 3600LL + tm->tm_min * 60LL + tm->tm_sec;
+	return (days_from_civil(y, m, 1) + tm->mday - 1) * DAY +
+	       tm->hour * 3600 + tm->min * 60 + tm->sec;
 }
 
 void rtc_init(struct rtc *r, uint64_t (*now_ns)(void *), void *ctx)
@@ -115,26 +115,26 @@ static uint8_t rtc_hours(const struct rtc *r, unsigned h)
 
 static uint8_t rtc_time_reg(struct rtc *r, unsigned reg)
 {
-	struct tm tm;
+	struct rtc_tm tm;
 
-	rtc_gmtime(rtc_time(r, NULL), &tm);
+	rtc_civil(rtc_time(r, NULL), &tm);
 	switch (reg) {
 	case RTC_SECONDS:
-		return to_reg(r, tm.tm_sec);
+		return to_reg(r, tm.sec);
 	case RTC_MINUTES:
-		return to_reg(r, tm.tm_min);
+		return to_reg(r, tm.min);
 	case RTC_HOURS:
-		return rtc_hours(r, tm.tm_hour);
+		return rtc_hours(r, tm.hour);
 	case RTC_DAY_OF_WEEK:
-		return to_reg(r, tm.tm_wday + 1);	/* Sunday = 1 */
+		return to_reg(r, tm.wday + 1);		/* Sunday = 1 */
 	case RTC_DAY_OF_MONTH:
-		return to_reg(r, tm.tm_mday);
+		return to_reg(r, tm.mday);
 	case RTC_MONTH:
-		return to_reg(r, tm.tm_mon + 1);
+		return to_reg(r, tm.mon);
 	case RTC_YEAR:
-		return to_reg(r, tm.tm_year % 100);
+		return to_reg(r, tm.year % 100);
 	default:					/* RTC_CENTURY */
-		return to_reg(r, (tm.tm_year + 1900) / 100);
+		return to_reg(r, tm.year / 100);
 	}
 }
 
@@ -150,37 +150,37 @@ static void rtc_set_time(struct rtc *r, int64_t t)
 static void rtc_write_time(struct rtc *r, unsigned reg, uint8_t val)
 {
 	unsigned v = from_reg(r, val & (reg == RTC_HOURS ? 0x7f : 0xff));
-	struct tm tm;
+	struct rtc_tm tm;
 
-	rtc_gmtime(rtc_time(r, NULL), &tm);
+	rtc_civil(rtc_time(r, NULL), &tm);
 	switch (reg) {
 	case RTC_SECONDS:
-		tm.tm_sec = v;
+		tm.sec = v;
 		break;
 	case RTC_MINUTES:
-		tm.tm_min = v;
+		tm.min = v;
 		break;
 	case RTC_HOURS:
 		if (!(r->ram[RTC_REG_B] & RTC_B_24H))
 			v = v % 12 + (val & RTC_HOUR_PM ? 12 : 0);
-		tm.tm_hour = v;
+		tm.hour = v;
 		break;
 	case RTC_DAY_OF_WEEK:
 		return;			/* follows from the date */
 	case RTC_DAY_OF_MONTH:
-		tm.tm_mday = v;
+		tm.mday = v;
 		break;
 	case RTC_MONTH:
-		tm.tm_mon = v - 1;
+		tm.mon = v;
 		break;
 	case RTC_YEAR:
-		tm.tm_year = tm.tm_year / 100 * 100 + v;
+		tm.year = tm.year / 100 * 100 + v;
 		break;
 	default:			/* RTC_CENTURY */
-		tm.tm_year = v * 100 - 1900 + tm.tm_year % 100;
+		tm.year = v * 100 + tm.year % 100;
 		break;
 	}
-	rtc_set_time(r, rtc_timegm(&tm));
+	rtc_set_time(r, rtc_seconds(&tm));
 }
 
 static int is_time_reg(unsigned reg)

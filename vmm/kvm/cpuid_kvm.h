@@ -35,9 +35,10 @@
 /*
  * What --kvm-pv=on offers: of @supported (KVM's own 0x40000001 EAX from
  * KVM_GET_SUPPORTED_CPUID), the clock, steal time and no-I/O-delay bits
- * always, since KVM serves their MSRs whatever the irqchip; the PV EOI,
- * PV unhalt, TLB flush, send-IPI and sched-yield bits only when
- * @kvm_lapic (split, kernel): KVM implements them on its own LAPIC.
+ * always, since KVM serves their MSRs whatever the irqchip; the PV
+ * unhalt, TLB flush, send-IPI and sched-yield bits only when @kvm_lapic
+ * (split, kernel): KVM implements them on its own LAPIC.  Never KVM's
+ * PV EOI: Linux stalled with it on the nested rig (docs/VMM.md).
  */
 uint32_t cpuid_kvm_pv_features(uint32_t supported, bool kvm_lapic);
 
