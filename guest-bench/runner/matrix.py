@@ -44,14 +44,16 @@ KNOB_ITERS_MAX = 200
 KNOB_VARIANTS = {
     'base': ([], ''),
     'pvipi': (['--pv-ipi=on'], ''),
+    'pveoi': (['--pv-eoi=on'], ''),
     'hp200k': ([], 'haltpoll=200000'),
     'hpadapt': ([], 'haltpoll=adaptive'),
     'hp200k-hpoll': (['--halt-poll', str(200)], 'haltpoll=200000'),
-    'all': (['--pv-ipi=on', '--halt-poll', str(200)], 'haltpoll=adaptive'),
+    'all': (['--pv-eoi=on', '--pv-ipi=on', '--halt-poll', str(200)],
+            'haltpoll=adaptive'),
 }
 KNOBS = ['knob-user-' + v for v in KNOB_VARIANTS]
 KNOBS += ['knob-%s-%s' % (chip, v) for chip in ('split', 'kernel')
-          for v in ('base', 'pvipi', 'hp200k', 'hpadapt')]
+          for v in ('base', 'pvipi', 'pveoi', 'hp200k', 'hpadapt')]
 KNOBS += ['knob-qemu-kvm-pvipi', 'knob-qemu-kvm-pvipi-hpadapt']
 CONFIGS += KNOBS
 # QEMU/KVM configs: -machine, and the flags the runner adds to the model
