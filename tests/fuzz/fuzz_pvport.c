@@ -21,13 +21,20 @@
  *	6 v		outl(PHASE, v % 8)
  *	7 v		outl(POWEROFF, v | 0x100)
  *
+ * Op 4 reaches the PV ports too: PV_EOI (the word's address) and PV_IPI
+ * (the doorbell's struct, decoded by vmm/dev/pvipi.c as irqchip/user.c
+ * would, for a machine of 1 + the first input byte % 255 APIC IDs).
+ *
  * Invariants, abort() on violation: nothing is read or written outside
  * guest RAM (ASan, and:) the console's text is the guest's string at the
  * address, up to its NUL, at most IRQLAB_CONSOLE_MAX bytes and within RAM;
  * a snapshot changes only the bytes [addr, addr + min(size, sizeof))
  * and tells the size it wrote and no more whole counters than fit; a bad
  * address, size, phase or width counts one bad access and calls nothing;
- * the signature and version read back, the command ports read all-ones.
+ * the signature and version read back, the command ports read all-ones;
+ * a PV EOI word handed on is 4-byte aligned inside guest RAM; a doorbell
+ * request decoded "ok" names at least one APIC ID, none at or above the
+ * machine's, and a fixed vector of 16 or more.
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -36,7 +43,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dev/pvipi.h"
 #include "dev/pvport.h"
+#include "hw/apic.h"
 
 #define CHECK(cond) do { \
 	if (!(cond)) { \
@@ -85,6 +94,36 @@ static void fake_set_phase(void *ctx, unsigned phase)
 	CHECK(phase < IRQLAB_NR_PHASES);
 	s.phases++;
 	s.phase = phase;
+}
+
+static unsigned nr_ids;
+
+static int fake_pv_eoi(void *ctx, int cpu, uint32_t *word)
+{
+	uint8_t *w = (uint8_t *)word;
+
+	(void)ctx, (void)cpu;
+	if (word)
+		CHECK(!((uintptr_t)w & 3) && w >= mem.host &&
+		      w + 4 <= mem.host + mem.size);
+	return 0;
+}
+
+static void fake_pv_ipi(void *ctx, int cpu, uint64_t gpa)
+{
+	struct pvipi_req req;
+	unsigned i, n = 0;
+
+	(void)ctx, (void)cpu;
+	if (pvipi_decode(&mem, gpa, nr_ids, &req) != PVIPI_OK)
+		return;
+	for (i = 0; i < IRQLAB_PV_IPI_MAX_IDS; i++)
+		if (req.dest[i / 64] >> (i % 64) & 1) {
+			CHECK(i < nr_ids);
+			n++;
+		}
+	CHECK(n && n == req.nr_dest);
+	CHECK(req.delivery == APIC_ICR_DM_NMI || req.vector >= 16);
 }
 
 static void fake_snapshot(void *ctx, struct irqlab_snapshot *snap)
@@ -247,12 +286,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		.poweroff = fake_poweroff,
 		.set_phase = fake_set_phase,
 		.snapshot = fake_snapshot,
+		.pv_eoi = fake_pv_eoi,
+		.pv_ipi = fake_pv_ipi,
 	};
 	uint8_t a, b;
 	uint64_t v;
 	unsigned i;
 
 	memset(&s, 0, sizeof(s));
+	nr_ids = 1 + (size ? data[0] % 255 : 0);
 	mem.low_size = LOW;
 	mem.size = LOW + (arg(&ip, end) & 1 ? HIGH : 0);
 	mem.host = calloc(1, mem.size);
