@@ -50,7 +50,9 @@ def test_user_pingpong_exits(boot, pveoi, apic):
     e = exits(rec)
     if pveoi == 'on':
         line(r, r'@pveoi kind=irqlab')
-        assert near(e['exits_per_op'], 2) and e['eoi_exits'] == 0.0, e
+        # an EOI by the register is allowed when an interrupt was already
+        # waiting in IRR as the handler entered (the flag is not set then)
+        assert near(e['exits_per_op'], 2) and near(e['eoi_exits'], 0), e
         st = r.rec('pveoi_stats')
         assert st and int(st['taken']) >= 2 * N, r.report()
     else:

@@ -214,9 +214,9 @@ FILES = [
      lambda: ['--module', fifo('fifo'), K]),
     # p_memsz of the bss segment near 4 GiB, and so large paddr + memsz
     # wraps: neither fits in 64 MiB of RAM
-    ('segment-huge', 4, r'segment \[0x118000, \+0xfff00000\) outside guest '
+    ('segment-huge', 4, r'segment \[0x[0-9a-f]+, \+0xfff00000\) outside guest '
      'RAM', lambda: [patched('huge.elf', 1, memsz=0xfff00000)]),
-    ('segment-wraps', 4, r'segment \[0x118000, \+0xffffffffffffffff\) '
+    ('segment-wraps', 4, r'segment \[0x[0-9a-f]+, \+0xffffffffffffffff\) '
      'outside guest RAM',
      lambda: [patched('wrap.elf', 1, memsz=(1 << 64) - 1)]),
     # the ACPI tables live at 0xe0000 (docs/ACPI.md)

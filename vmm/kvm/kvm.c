@@ -413,8 +413,8 @@ static void kvm_cpuid_pv(struct vm *vm, struct kvm_cpuid2 *c, uint32_t kvm_has)
 	/* send-IPI, unhalt (KVM_HC_KICK_CPU) and sched-yield are hypercalls */
 	if ((kvm & KVM_PV_HYPERCALLS) && kvm_hypercalls_loop()) {
 		warn("/dev/kvm is kvm_pvm, whose emulator never completes a "
-		     "guest hypercall: KVM's send-IPI, unhalt and sched-yield "
-		     "features not advertised");
+		     "guest hypercall: KVM_FEATURE_PV_SEND_IPI not advertised "
+		     "(nor PV_UNHALT, PV_SCHED_YIELD)");
 		kvm &= ~KVM_PV_HYPERCALLS;
 	}
 	if (cpuid_set_pv(c, CPUID_MAX_ENTRIES, irqlab, kvm))
