@@ -23,6 +23,8 @@ static const char *const known_keys[] = {
 	"check",		/* main.c */
 	"crash",		/* main.c */
 	"ipi_k",		/* ipi_check.c */
+	"ipi_storm",		/* ipi_check.c */
+	"ipi_timer_us",		/* ipi_storm.c */
 	"iters",		/* guest-bench/cases/bench.c */
 	"nmi_rounds",		/* lapic_check_nmi.c */
 	"rotate_ms",		/* guest-bench/cases/case_ioapic.c */
