@@ -7,6 +7,11 @@ set -u
 pkgs=""
 [ -f /usr/include/criterion/criterion.h ] || pkgs="$pkgs libcriterion-dev"
 command -v qemu-system-x86_64 >/dev/null 2>&1 || pkgs="$pkgs qemu-system-x86"
+# gcc's ThreadSanitizer runtime: the TSan build (test_tsan_storm.py)
+case "$(${CC:-gcc} -print-file-name=libtsan.so 2>/dev/null)" in
+/*) ;;
+*) pkgs="$pkgs libgcc-12-dev" ;;
+esac
 # Debian's python3 runs the host tooling (guest-bench/runner) and the
 # tests (Makefile: PYTHON), with python3-pytest and python3-matplotlib
 py=${PYTHON:-/usr/bin/python3}
