@@ -166,6 +166,19 @@ static int bcast_taken(unsigned me, unsigned n)
 	return 1;
 }
 
+/* Did every target count every IPI @me sent it? */
+static int all_taken(unsigned me, struct storm_cpu *c)
+{
+	unsigned t;
+
+	for (t = 0; t < NR_CPUS; t++)
+		if (ipi.member[t] &&
+		    __atomic_load_n(&ipi.got[t][me], __ATOMIC_ACQUIRE) !=
+		    ipi.sent[me][t])
+			return 0;
+	return ipi.nr_members < 2 || bcast_taken(me, c->bsent);
+}
+
 /* One pass: send what may be sent now.  Returns how many were sent. */
 static unsigned storm_pass(unsigned me, struct storm_cpu *c)
 {
@@ -248,7 +261,16 @@ void ipi_storm_run(void)
 		}
 		storm_idle(c);
 	}
-	/* keep taking the others' IPIs until every CPU is done sending */
+	/*
+	 * Finished only once every IPI this CPU sent was counted: the BSP
+	 * turns interrupts off when all have finished, and one still on
+	 * its way there would pass for lost.  Meanwhile, and then until
+	 * every CPU is done, keep taking the others' IPIs.
+	 */
+	since = 0;
+	idle = 0;
+	while (!all_taken(me, c) && !stalled(&since, ++idle))
+		storm_idle(c);
 	__atomic_fetch_add(&ipi.finished, 1, __ATOMIC_RELEASE);
 	since = 0;
 	idle = 0;
