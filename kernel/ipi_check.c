@@ -54,7 +54,8 @@ static void check_handler(struct trap_frame *tf)
 {
 	unsigned from = tf->vector - IPI_VEC_CHECK;
 
-	__atomic_fetch_add(&ipi.got[this_cpu()->index][from], 1, __ATOMIC_RELEASE);
+	__atomic_fetch_add(&ipi.got[this_cpu()->index][from], 1,
+			   __ATOMIC_RELEASE);
 	__atomic_fetch_add(&ipi.progress, 1, __ATOMIC_RELAXED);
 	lapic_eoi();
 }
@@ -145,7 +146,8 @@ void ipi_check(void)
 		return;
 	}
 	for (t = 0; t < NR_CPUS; t++) {
-		ipi.member[t] = __atomic_load_n(&cpus[t].online, __ATOMIC_ACQUIRE);
+		ipi.member[t] = __atomic_load_n(&cpus[t].online,
+						__ATOMIC_ACQUIRE);
 		ipi.nr_members += ipi.member[t];
 	}
 	for (v = IPI_VEC_CHECK; v < IPI_VEC_CHECK + NR_CPUS; v++)

@@ -9,8 +9,8 @@
 
 struct ipi_state {
 	/* fixed and self IPIs, vector IPI_VEC_CHECK + from */
-	uint32_t sent[NR_CPUS][NR_CPUS];	/* [from][to]: by @from only */
-	uint32_t got[NR_CPUS][NR_CPUS];		/* [to][from]: @to's handler */
+	uint32_t sent[NR_CPUS][NR_CPUS];	/* [from][to]: @from only */
+	uint32_t got[NR_CPUS][NR_CPUS];	/* [to][from]: @to's handler */
 	uint8_t member[NR_CPUS];	/* online when the check began */
 	unsigned nr_members;
 	unsigned k;			/* ipi_k: IPIs per pair */

@@ -39,14 +39,14 @@
 
 #define TIMER_US_DEFAULT	1000
 #define TIMER_US_MAX		1000000
-#define LVT_EVERY		64	/* passes between LVT timer rewrites */
-#define STALL_SECONDS		60	/* no progress this long: give up */
-#define IDLE_TSC_EVERY		64	/* idle passes between TSC reads */
+#define LVT_EVERY		64	/* passes between LVT rewrites */
+#define STALL_SECONDS		60	/* no progress this long: stop */
+#define IDLE_TSC_EVERY		64	/* idle passes per TSC read */
 #define TDCR_DIV1		0xb	/* SDM figure 11-10: divide by 1 */
 
 struct storm_cpu {
 	unsigned bsent;		/* broadcasts sent */
-	unsigned tvec;		/* the LVT timer's vector now; 0: masked */
+	unsigned tvec;		/* the LVT timer's vector; 0: masked */
 	unsigned allow[2];	/* A, B interrupts still allowed: in IRR */
 	unsigned timer_irqs;
 	unsigned stale;		/* a timer interrupt not allowed */
@@ -197,7 +197,8 @@ static unsigned storm_pass(unsigned me, struct storm_cpu *c)
 			lapic_send_ipi(cpus[t].apic_id, vec);
 		n++;
 	}
-	if (ipi.nr_members > 1 && c->bsent < ipi.k && bcast_taken(me, c->bsent)) {
+	if (ipi.nr_members > 1 && c->bsent < ipi.k &&
+	    bcast_taken(me, c->bsent)) {
 		c->bsent++;
 		lapic_send_others(IPI_VEC_BCAST + me);
 		n++;
