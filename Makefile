@@ -23,6 +23,8 @@
 #                   (default 60); FUZZ=name runs one (docs/FUZZING.md)
 #   make clean
 #   make SAN=1 B=build/san build/san/irqlab-vmm   irqlab-vmm with ASan and UBSan
+#   make TSAN=1 B=build/tsan build/tsan/irqlab-vmm irqlab-vmm with ThreadSanitizer
+#   make tsan-storm the IPI storm (8 vCPUs, 1M IPIs, timers) under that build
 
 B	:= build
 include Kbuild
@@ -42,6 +44,13 @@ HOST_LDFLAGS := -pthread
 ifdef SAN
 HOST_CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer
 HOST_LDFLAGS += -fsanitize=address,undefined
+endif
+# make TSAN=1 B=build/tsan build/tsan/irqlab-vmm: ThreadSanitizer (gcc's
+# libtsan), for the IPI storm (tests/integration/test_tsan_storm.py);
+# tests/tsan.supp holds the reports judged benign, each with its reason
+ifdef TSAN
+HOST_CFLAGS += -fsanitize=thread -fno-omit-frame-pointer
+HOST_LDFLAGS += -fsanitize=thread
 endif
 
 # The kernel: freestanding, no red zone (interrupts push onto the stack),
@@ -68,7 +77,7 @@ UNIT_OBJS	:= $(call host,$(tests-unit-y) $(calib-y)) $(VMM_CORE_OBJS)
 
 VERSION	:= $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 
-.PHONY: all run run-nested iso test unit integration fuzz fuzz-probe bench-pir bench-calib bench bench-boot bench-grub linux-guest bench-linux clean FORCE
+.PHONY: all run run-nested iso test unit integration fuzz fuzz-probe bench-pir bench-calib bench bench-boot bench-grub linux-guest bench-linux tsan-storm clean FORCE
 all: $(VMM) $(KERNEL) $(KERNEL32)
 
 $(VMM): $(VMM_OBJS)
@@ -175,6 +184,15 @@ $(B)/guest/%.o: %.c
 $(B)/guest/%.o: %.S
 	@mkdir -p $(dir $@)
 	$(CC) $(KERN_CFLAGS) -D__ASSEMBLY__ -c $< -o $@
+
+# The IPI storm under ThreadSanitizer (docs/LAPIC.md "The IPI storm"):
+# 8 vCPUs, ipi_k=8334 (1,000,080 IPIs), x2APIC then xAPIC, each with no
+# TSan report and exact counts.  STORM_ARGS: scripts/tsan-storm's options
+# (-k N, --apic xapic, --timer-us N).
+TSAN_B	:= build/tsan
+tsan-storm: $(KERNEL)
+	$(MAKE) --no-print-directory TSAN=1 B=$(TSAN_B) $(TSAN_B)/irqlab-vmm
+	scripts/tsan-storm $(TSAN_B)/irqlab-vmm $(KERNEL) $(STORM_ARGS)
 
 # Two vCPUs: calibration, SMP, the IPI check and three short benchmark
 # cases, then the exit table.  Without a usable /dev/kvm, it falls back

@@ -24,6 +24,8 @@ static const char *const known_keys[] = {
 	"crash",		/* main.c */
 	"haltpoll",		/* idle.c */
 	"ipi_k",		/* ipi_check.c */
+	"ipi_storm",		/* ipi_check.c */
+	"ipi_timer_us",		/* ipi_storm.c */
 	"iters",		/* guest-bench/cases/bench.c */
 	"nmi_rounds",		/* lapic_check_nmi.c */
 	"pveoi",		/* pveoi.c */

@@ -21,10 +21,15 @@
  * A broadcast counts once per target, and the sender waits for all.
  * Any IPI left missing or counted twice is then a real fault, of the
  * APIC model or of this kernel.
+ *
+ * ipi_storm=1 keeps the same rule but does not wait for each IPI: a CPU
+ * sends to every target whose previous IPI from it was counted, skips the
+ * others, and halts only when it can send nothing (ipi_storm.c).
  */
 #include <stdint.h>
 
 #include "cmdline.h"
+#include "ipi_check_int.h"
 #include "idt.h"
 #include "ipi_check.h"
 #include "lapic.h"
@@ -46,52 +51,44 @@
 #define TAKEN_WAIT_LOOPS	10000000ul	/* one IPI to be counted */
 #define BARRIER_LOOPS		(2 * TAKEN_WAIT_LOOPS)
 
-/* [from][to]: written only by @from */
-static uint32_t sent[NR_CPUS][NR_CPUS];
-/* [to][from]: written only by @to's interrupt handler */
-static uint32_t got[NR_CPUS][NR_CPUS];
-
-static uint8_t member[NR_CPUS];	/* online when the check began */
-static unsigned nr_members;
-static unsigned k;
-static unsigned arrived, finished, stalls;
-static unsigned progress;		/* IPIs counted, by all handlers */
+struct ipi_state ipi;
 
 static void check_handler(struct trap_frame *tf)
 {
 	unsigned from = tf->vector - IPI_VEC_CHECK;
 
-	__atomic_fetch_add(&got[this_cpu()->index][from], 1, __ATOMIC_RELEASE);
-	__atomic_fetch_add(&progress, 1, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&ipi.got[this_cpu()->index][from], 1,
+			   __ATOMIC_RELEASE);
+	__atomic_fetch_add(&ipi.progress, 1, __ATOMIC_RELAXED);
 	lapic_eoi();
 }
 
 /* Wait until @to counted every IPI @me sent it; 0, or -1 after a timeout. */
 static int wait_taken(unsigned me, unsigned to)
 {
-	uint32_t want = sent[me][to];
+	uint32_t want = ipi.sent[me][to];
 	unsigned long n;
 
 	for (n = 0; n < TAKEN_WAIT_LOOPS; n++) {
-		if (__atomic_load_n(&got[to][me], __ATOMIC_ACQUIRE) >= want)
+		if (__atomic_load_n(&ipi.got[to][me], __ATOMIC_ACQUIRE) >= want)
 			return 0;
 		cpu_relax();
 	}
-	__atomic_fetch_add(&stalls, 1, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&ipi.stalls, 1, __ATOMIC_RELAXED);
 	return -1;
 }
 
 /* Wait until *@count reaches nr_members, or nothing moved for a while. */
-static void wait_all(unsigned *count)
+void ipi_wait_all(unsigned *count)
 {
 	unsigned long n = 0;
 	unsigned c, seen = ~0u;
 
 	while (n++ < BARRIER_LOOPS) {
 		c = __atomic_load_n(count, __ATOMIC_ACQUIRE);
-		if (c >= nr_members)
+		if (c >= ipi.nr_members)
 			return;
-		c += __atomic_load_n(&progress, __ATOMIC_RELAXED);
+		c += __atomic_load_n(&ipi.progress, __ATOMIC_RELAXED);
 		if (c != seen) {
 			seen = c;
 			n = 0;
@@ -112,82 +109,93 @@ static void run(void)
 	unsigned me = this_cpu()->index, vec = IPI_VEC_CHECK + me;
 	unsigned i, j, t;
 
-	__atomic_fetch_add(&arrived, 1, __ATOMIC_ACQ_REL);
-	wait_all(&arrived);
+	__atomic_fetch_add(&ipi.arrived, 1, __ATOMIC_ACQ_REL);
+	ipi_wait_all(&ipi.arrived);
 	/* targets from me + 1 on, so the CPUs do not all start at cpu 0 */
 	for (j = 1; j < NR_CPUS; j++) {
 		t = (me + j) % NR_CPUS;
-		if (!member[t])
+		if (!ipi.member[t])
 			continue;
-		for (i = 0; i < k; i++) {
-			sent[me][t]++;
+		for (i = 0; i < ipi.k; i++) {
+			ipi.sent[me][t]++;
 			lapic_send_ipi(cpus[t].apic_id, vec);
 			if (wait_taken(me, t))
 				goto out;
 		}
 	}
-	for (i = 0; i < k; i++) {
-		sent[me][me]++;
+	for (i = 0; i < ipi.k; i++) {
+		ipi.sent[me][me]++;
 		lapic_send_self(vec);
 		if (wait_taken(me, me))
 			goto out;
 	}
-	for (i = 0; i < k && nr_members > 1; i++) {
+	for (i = 0; i < ipi.k && ipi.nr_members > 1; i++) {
 		for (t = 0; t < NR_CPUS; t++)
-			if (member[t] && t != me)
-				sent[me][t]++;
+			if (ipi.member[t] && t != me)
+				ipi.sent[me][t]++;
 		lapic_send_others(vec);
 		for (t = 0; t < NR_CPUS; t++)
-			if (member[t] && t != me && wait_taken(me, t))
+			if (ipi.member[t] && t != me && wait_taken(me, t))
 				goto out;
 	}
-	for (i = 0; i < k && nr_members > 1 && multicast(); i++) {
+	for (i = 0; i < ipi.k && ipi.nr_members > 1 && multicast(); i++) {
 		uint64_t mask[NR_CPUS / 64] = { 0 };
 
 		for (t = 0; t < NR_CPUS; t++)
-			if (member[t] && t != me) {
-				sent[me][t]++;
+			if (ipi.member[t] && t != me) {
+				ipi.sent[me][t]++;
 				mask[t / 64] |= 1ull << (t % 64);
 			}
 		lapic_send_mask(mask, vec);
 		for (t = 0; t < NR_CPUS; t++)
-			if (member[t] && t != me && wait_taken(me, t))
+			if (ipi.member[t] && t != me && wait_taken(me, t))
 				goto out;
 	}
 out:
-	__atomic_fetch_add(&finished, 1, __ATOMIC_RELEASE);
+	__atomic_fetch_add(&ipi.finished, 1, __ATOMIC_RELEASE);
 }
 
 void ipi_check(void)
 {
 	uint64_t sum_sent = 0, sum_got = 0, lost = 0, dup = 0, tsc;
-	unsigned f, t, v;
+	unsigned f, t, v, storm;
 
-	k = cmdline_uint("ipi_k", K_DEFAULT, 1, K_MAX);
+	ipi.k = cmdline_uint("ipi_k", K_DEFAULT, 1, K_MAX);
+	storm = cmdline_uint("ipi_storm", 0, 0, 1);
 	if (lapic_mode() == LAPIC_NONE) {
 		kprintf("ipi_check: no local APIC, nothing to check\n");
 		kprintf("@ipi_check skipped=no-apic\n");
 		return;
 	}
 	for (t = 0; t < NR_CPUS; t++) {
-		member[t] = __atomic_load_n(&cpus[t].online, __ATOMIC_ACQUIRE);
-		nr_members += member[t];
+		ipi.member[t] = __atomic_load_n(&cpus[t].online,
+						__ATOMIC_ACQUIRE);
+		ipi.nr_members += ipi.member[t];
 	}
 	for (v = IPI_VEC_CHECK; v < IPI_VEC_CHECK + NR_CPUS; v++)
 		idt_set_handler(v, check_handler);
 
+	if (storm)
+		ipi_storm_prepare();
 	tsc = rdtsc();
-	smp_run_on_aps(run);
+	smp_run_on_aps(storm ? ipi_storm_run : run);
 	sti();
-	run();
-	wait_all(&finished);
+	if (storm) {
+		ipi_storm_run();
+		ipi_storm_wait_stopped();
+	} else {
+		run();
+		ipi_wait_all(&ipi.finished);
+	}
 	cli();
 	tsc = rdtsc() - tsc;
+	if (storm)
+		ipi_storm_fold(&sum_sent, &sum_got, &lost, &dup);
 
 	for (f = 0; f < NR_CPUS; f++) {
 		for (t = 0; t < NR_CPUS; t++) {
-			uint32_t s = sent[f][t];
-			uint32_t g = __atomic_load_n(&got[t][f],
+			uint32_t s = ipi.sent[f][t];
+			uint32_t g = __atomic_load_n(&ipi.got[t][f],
 						     __ATOMIC_ACQUIRE);
 
 			sum_sent += s;
@@ -201,28 +209,32 @@ void ipi_check(void)
 	for (t = 0; t < NR_CPUS; t++) {
 		uint64_t s = 0, g = 0;
 
-		if (!member[t])
+		if (!ipi.member[t])
 			continue;
 		for (f = 0; f < NR_CPUS; f++) {
-			s += sent[t][f];
-			g += got[t][f];
+			s += ipi.sent[t][f];
+			g += ipi.got[t][f];
 		}
 		kprintf("ipi_check: cpu %u sent %lu received %lu\n", t, s, g);
 	}
 	/* on a failure, which pairs: the first clue to what went wrong */
 	for (f = 0; f < NR_CPUS && (lost || dup); f++)
 		for (t = 0; t < NR_CPUS; t++)
-			if (got[t][f] != sent[f][t])
+			if (ipi.got[t][f] != ipi.sent[f][t])
 				kprintf("ipi_check: cpu %u -> cpu %u (vector "
 					"0x%x): sent %u received %u\n", f, t,
-					IPI_VEC_CHECK + f, sent[f][t],
-					got[t][f]);
+					IPI_VEC_CHECK + f, ipi.sent[f][t],
+					ipi.got[t][f]);
 	kprintf("@ipi_check sent=%lu received=%lu lost=%lu dup=%lu cpus=%u "
-		"k=%u stalls=%u tsc=%lu%s\n", sum_sent, sum_got, lost, dup,
-		nr_members, k, stalls, tsc, multicast() ? " multicast=pv" : "");
-	if (lost || dup || sum_got != sum_sent ||
-	    __atomic_load_n(&finished, __ATOMIC_ACQUIRE) != nr_members)
+		"k=%u stalls=%u tsc=%lu%s", sum_sent, sum_got, lost, dup,
+		ipi.nr_members, ipi.k, ipi.stalls, tsc,
+		!storm && multicast() ? " multicast=pv" : "");
+	if (storm)
+		ipi_storm_print();
+	kprintf("\n");
+	if (lost || dup || sum_got != sum_sent || (storm && !ipi_storm_ok()) ||
+	    __atomic_load_n(&ipi.finished, __ATOMIC_ACQUIRE) != ipi.nr_members)
 		panic("the IPI check failed", "reason=ipi-check lost=%lu "
-		      "dup=%lu finished=%u cpus=%u", lost, dup, finished,
-		      nr_members);
+		      "dup=%lu finished=%u cpus=%u", lost, dup, ipi.finished,
+		      ipi.nr_members);
 }

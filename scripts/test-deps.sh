@@ -14,6 +14,11 @@ command -v clang >/dev/null 2>&1 || pkgs="$pkgs clang"
 command -v clang >/dev/null 2>&1 &&
 	[ -f "$(clang -print-resource-dir)/lib/linux/libclang_rt.fuzzer-x86_64.a" ] ||
 	pkgs="$pkgs libclang-rt-14-dev"
+# gcc's ThreadSanitizer runtime: the TSan build (test_tsan_storm.py)
+case "$(${CC:-gcc} -print-file-name=libtsan.so 2>/dev/null)" in
+/*) ;;
+*) pkgs="$pkgs libgcc-12-dev" ;;
+esac
 # Debian's python3 runs the host tooling (guest-bench/runner) and the
 # tests (Makefile: PYTHON), with python3-pytest and python3-matplotlib
 py=${PYTHON:-/usr/bin/python3}

@@ -291,3 +291,92 @@ Test(lapic_timer, software_disable_masks_the_timer)
 	cr_assert_eq(lapic_pending_vector(&l), -1);
 	cr_assert_eq(fake.armed[0], T0 + 2000000, "the count runs on");
 }
+
+/*
+ * SDM 11.5.1: the LVT mask "inhibits reception of the interrupt"; an
+ * interrupt already accepted into IRR (SDM 11.8.4) stays and is
+ * delivered.  One not yet accepted when the entry is masked, or moved to
+ * another vector, never comes with the old entry.
+ */
+#define VEC_B	0x41
+
+Test(lapic_timer, mask_keeps_an_accepted_interrupt)
+{
+	wr(APIC_TDCR, 0xb);
+	wr(APIC_LVT_TIMER, APIC_TIMER_PERIODIC | VEC);
+	wr(APIC_TMICT, 1000);
+	run_to_deadline();			/* accepted: in IRR */
+	wr(APIC_LVT_TIMER, APIC_LVT_MASKED | APIC_TIMER_PERIODIC | VEC);
+	cr_assert(fired(), "the interrupt in IRR stays");
+	run_to_deadline();
+	cr_assert_not(fired(), "masked: nothing more");
+}
+
+Test(lapic_timer, mask_drops_one_not_yet_due)
+{
+	wr(APIC_TDCR, 0xb);
+	wr(APIC_LVT_TIMER, APIC_TIMER_PERIODIC | VEC);
+	wr(APIC_TMICT, 1000);
+	fake.now = T0 + 999;
+	wr(APIC_LVT_TIMER, APIC_LVT_MASKED | APIC_TIMER_PERIODIC | VEC);
+	cr_assert_not(fired());
+	run_to_deadline();			/* the host timer comes */
+	cr_assert_not(fired(), "the count reached 0 after the mask");
+}
+
+/* The host timer had not been taken when the write came: the count had
+ * reached 0 before it, under the unmasked entry, so IRR has it. */
+Test(lapic_timer, write_takes_a_due_expiry_first)
+{
+	wr(APIC_TDCR, 0xb);
+	wr(APIC_LVT_TIMER, APIC_TIMER_PERIODIC | VEC);
+	wr(APIC_TMICT, 1000);
+	fake.now = T0 + 1500;			/* due at T0 + 1000 */
+	wr(APIC_LVT_TIMER, APIC_LVT_MASKED | APIC_TIMER_PERIODIC | VEC);
+	cr_assert(fired(), "accepted at T0 + 1000, before the mask");
+	cr_assert_not(fired(), "once");
+	lapic_timer_expired(&l);		/* the late host timer */
+	cr_assert_not(fired(), "not a second time");
+	run_to_deadline();
+	cr_assert_not(fired(), "masked since");
+}
+
+Test(lapic_timer, new_vector_rules_only_later_expiries)
+{
+	wr(APIC_TDCR, 0xb);
+	wr(APIC_LVT_TIMER, APIC_TIMER_PERIODIC | VEC);
+	wr(APIC_TMICT, 1000);
+	fake.now = T0 + 1000;			/* due, not taken yet */
+	wr(APIC_LVT_TIMER, APIC_TIMER_PERIODIC | VEC_B);
+	cr_assert_eq(lapic_pending_vector(&l), VEC, "the old vector, once");
+	lapic_ack(&l, VEC);
+	wr(APIC_EOI, 0);
+	lapic_timer_expired(&l);
+	cr_assert_eq(lapic_pending_vector(&l), -1);
+	run_to_deadline();
+	cr_assert_eq(lapic_pending_vector(&l), VEC_B, "then the new one");
+	lapic_ack(&l, VEC_B);
+	wr(APIC_EOI, 0);
+	cr_assert_eq(lapic_pending_vector(&l), -1, "never the old one again");
+}
+
+/* TMICT and TDCR writes, and a software disable, take a due expiry first */
+Test(lapic_timer, tmict_tdcr_svr_take_a_due_expiry_first)
+{
+	wr(APIC_TDCR, 0xb);
+	wr(APIC_LVT_TIMER, APIC_TIMER_ONESHOT | VEC);
+	wr(APIC_TMICT, 1000);
+	fake.now = T0 + 1200;
+	wr(APIC_TMICT, 0);
+	cr_assert(fired(), "TMICT 0 after the count ran out");
+	wr(APIC_TMICT, 1000);
+	fake.now += 1000;
+	wr(APIC_TDCR, 0x0);
+	cr_assert(fired(), "TDCR after the count ran out");
+	wr(APIC_TMICT, 1000);
+	fake.now += 2000;			/* divide by 2 now */
+	wr(APIC_SVR, 0xff);
+	cr_assert_eq(lapic_pending_vector(&l), VEC,
+		     "accepted before the software disable (SDM 11.4.7.2: "
+		     "IRR is kept)");
+}

@@ -320,6 +320,8 @@ void lapic_set_svr(struct lapic *l, uint32_t svr)
 	bool was = l->svr & APIC_SVR_ENABLE;
 	unsigned i;
 
+	if (was && !(svr & APIC_SVR_ENABLE))
+		lapic_timer_catch_up(l);	/* before the masks go on */
 	l->svr = svr & (APIC_SVR_VECTOR | APIC_SVR_ENABLE | APIC_SVR_FOCUS_DISABLE);
 	if (was && !(l->svr & APIC_SVR_ENABLE))
 		for (i = 0; i < LAPIC_NR_LVT; i++)

@@ -77,6 +77,7 @@ void lapic_pveoi_reset(struct lapic *l);
 bool lapic_tsc_deadline_ok(const struct lapic *l);
 uint32_t lapic_timer_lvt_mask(const struct lapic *l);
 void lapic_timer_stop(struct lapic *l);
+void lapic_timer_catch_up(struct lapic *l);	/* a due expiry, before a write */
 void lapic_timer_set_lvt(struct lapic *l, uint32_t val);
 void lapic_timer_set_tmict(struct lapic *l, uint32_t val);
 void lapic_timer_set_tdcr(struct lapic *l, uint32_t val);

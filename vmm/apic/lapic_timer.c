@@ -106,6 +106,23 @@ static void timer_start(struct lapic *l, uint64_t start_ns)
 }
 
 /*
+ * Nothing ticks in the background, so an expiry whose time has come may
+ * not have been taken yet: the host timer's signal is still on its way,
+ * or the vCPU thread has not looked.  SDM 11.5.4: the interrupt is
+ * generated when the count reaches zero, under the LVT entry of that
+ * moment.  So every write that changes what an expiry does (LVT timer,
+ * TMICT, TDCR, IA32_TSC_DEADLINE, SVR) takes such an expiry first: it is
+ * accepted into IRR under the old entry, and stays there (SDM 11.5.1:
+ * the mask inhibits reception, it does not take back an interrupt
+ * accepted), and the write then rules only the expiries after it.
+ */
+void lapic_timer_catch_up(struct lapic *l)
+{
+	if (l->timer_deadline_ns && now(l) >= l->timer_deadline_ns)
+		lapic_timer_expired(l);
+}
+
+/*
  * SDM 11.5.4.1: switching between TSC-deadline and the other modes
  * disarms the timer; TMICT is cleared too, as KVM does, so that TMICT
  * never shows a count that is not running.  Between one-shot and periodic
@@ -115,6 +132,7 @@ void lapic_timer_set_lvt(struct lapic *l, uint32_t val)
 {
 	bool was_tsc = timer_mode(l) == APIC_TIMER_TSCDEADLINE;
 
+	lapic_timer_catch_up(l);
 	l->lvt[LVT_TIMER] = val;
 	if (was_tsc != (timer_mode(l) == APIC_TIMER_TSCDEADLINE)) {
 		lapic_timer_stop(l);
@@ -131,6 +149,7 @@ void lapic_timer_set_tmict(struct lapic *l, uint32_t val)
 {
 	if (timer_mode(l) == APIC_TIMER_TSCDEADLINE)
 		return;
+	lapic_timer_catch_up(l);
 	lapic_timer_stop(l);
 	l->tmict = val;
 	if (val && timer_counts(l))
@@ -166,6 +185,7 @@ void lapic_timer_set_tdcr(struct lapic *l, uint32_t val)
 
 	if (val == l->tdcr)
 		return;
+	lapic_timer_catch_up(l);
 	if (!l->timer_running) {
 		l->tdcr = val;
 		return;
@@ -224,6 +244,7 @@ void lapic_tsc_deadline_write(struct lapic *l, uint64_t val)
 	if (timer_mode(l) != APIC_TIMER_TSCDEADLINE)
 		return;
 	lapic_trace(l, "TSC deadline = %#llx", (unsigned long long)val);
+	lapic_timer_catch_up(l);
 	if (!val) {
 		lapic_timer_stop(l);
 		return;

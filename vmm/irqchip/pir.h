@@ -23,17 +23,24 @@ struct pir {
  * Post @vector.  True when the caller must notify (kick) the target: ON
  * went from 0 to 1.  When ON was already set, the notification that set it
  * has not been consumed yet and will pick this vector up too.
+ *
+ * The exchange of ON and pir_pending() are the two halves of a Dekker
+ * pair with the target's mode (user.h): the sender sets ON, then reads the
+ * mode; the target stores its mode, then reads ON.  Only if all four are
+ * sequentially consistent does C11 promise that one side sees the other
+ * (with ACQ_REL and ACQUIRE, as before, it was x86's locked XCHG that
+ * kept the promise; the instructions are the same).
  */
 static inline bool pir_post(struct pir *p, uint8_t vector)
 {
 	__atomic_fetch_or(&p->word[vector >> 6], 1ull << (vector & 63),
 			  __ATOMIC_RELEASE);
-	return !__atomic_exchange_n(&p->on, 1, __ATOMIC_ACQ_REL);
+	return !__atomic_exchange_n(&p->on, 1, __ATOMIC_SEQ_CST);
 }
 
 static inline bool pir_pending(const struct pir *p)
 {
-	return __atomic_load_n(&p->on, __ATOMIC_ACQUIRE);
+	return __atomic_load_n(&p->on, __ATOMIC_SEQ_CST);
 }
 
 /* Fold requested vectors into @irr (8 x 32 bits); returns how many words
