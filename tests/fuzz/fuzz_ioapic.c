@@ -72,6 +72,8 @@ static struct machine {
 	uint32_t tmr[MAXCPU][8];	/* what tmr_update said */
 	int rising_pin;			/* the op raising a line, else -1 */
 	int took[NPIN];			/* the last message of each pin: took */
+	uint32_t msg_pins;		/* the last message: pins that may send it */
+	int msg_took;			/* and how many took it */
 	uint64_t deliveries, eois;
 	uint32_t eoi_level[MAXCPU][8];	/* LAPIC level EOIs to pass on */
 	int dest_moved;			/* a LAPIC's ID, LDR or DFR written */
@@ -159,7 +161,7 @@ static int ops_deliver(void *ctx, const struct lapic_ipi *msg)
 {
 	uint32_t pins = msg_pins(msg);
 	uint64_t mask;
-	unsigned c, i;
+	unsigned c;
 	int took = 0;
 
 	(void)ctx;
@@ -179,9 +181,8 @@ static int ops_deliver(void *ctx, const struct lapic_ipi *msg)
 			check(vtest(m.tmr[c], msg->vector));
 		lapic_accept(m.cpus[c], msg->vector, vtest(m.tmr[c], msg->vector));
 	}
-	for (i = 0; i < NPIN; i++)
-		if (pins & (1u << i))
-			m.took[i] = took;
+	m.msg_pins = pins;
+	m.msg_took = took;
 	return took;
 }
 
@@ -203,10 +204,23 @@ static void ops_tmr_update(void *ctx, unsigned cpu, const uint32_t *tmr)
 	memcpy(m.tmr[cpu], tmr, sizeof(m.tmr[cpu]));
 }
 
+/*
+ * The model's line for each message names its pin and how many took it:
+ * that pin was one that could send it, and it is the pin's last word.
+ */
 static void ops_trace(void *ctx, const char *line)
 {
+	unsigned pin;
+	int took;
+
 	(void)ctx;
 	check(line[0] && strlen(line) < 200);
+	if (sscanf(line, "ioapic: pin %u -> vector %*x %*s dest %*x %*[^:]: "
+		   "%d took it", &pin, &took) != 2)
+		return;
+	check(pin < NPIN && (m.msg_pins & (1u << pin)) && took == m.msg_took);
+	m.took[pin] = took;
+	m.msg_pins = 0;
 }
 
 static const struct ioapic_ops io_ops = {
