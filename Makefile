@@ -198,7 +198,9 @@ tsan-storm: $(KERNEL)
 # cases, then the exit table.  Without a usable /dev/kvm, it falls back
 # to run-nested below.
 RUN_ARGS := --cpus 2 --stats -a "check=ipi bench=ipi_pingpong,ipi_wake,exit_cost.pio iters=200"
-run: all
+run:
+	@scripts/build-deps.sh
+	@$(MAKE) --no-print-directory all
 	@if [ -c /dev/kvm ] && [ -r /dev/kvm ] && [ -w /dev/kvm ]; then \
 		echo '$(VMM) $(RUN_ARGS) $(KERNEL)'; $(VMM) $(RUN_ARGS) $(KERNEL); \
 	else \
