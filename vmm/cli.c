@@ -122,6 +122,16 @@ static uint64_t parse_num(const char *s, uint64_t min, uint64_t max,
 	return v;
 }
 
+/* "on" or "off", or the usage error @what */
+static bool parse_on_off(const char *s, const char *what)
+{
+	if (!strcmp(s, "on"))
+		return true;
+	if (strcmp(s, "off"))
+		bad_usage(what, s);
+	return false;
+}
+
 enum {
 	OPT_MODULE = 256,
 	OPT_MULTIBOOT,
@@ -295,22 +305,12 @@ void cli_parse(int argc, char **argv, struct vmm_config *cfg)
 					  "not '%s'", optarg);
 			break;
 		case OPT_PV_IPI:
-			if (!strcmp(optarg, "on"))
-				cfg->pv_ipi = true;
-			else if (!strcmp(optarg, "off"))
-				cfg->pv_ipi = false;
-			else
-				bad_usage("--pv-ipi must be on or off, not '%s'",
-					  optarg);
+			cfg->pv_ipi = parse_on_off(optarg,
+				"--pv-ipi must be on or off, not '%s'");
 			break;
 		case OPT_PV_EOI:
-			if (!strcmp(optarg, "on"))
-				cfg->pv_eoi = true;
-			else if (!strcmp(optarg, "off"))
-				cfg->pv_eoi = false;
-			else
-				bad_usage("--pv-eoi must be on or off, not '%s'",
-					  optarg);
+			cfg->pv_eoi = parse_on_off(optarg,
+				"--pv-eoi must be on or off, not '%s'");
 			break;
 		case OPT_TRACE:
 			cfg->trace |= parse_trace(optarg);
@@ -323,13 +323,8 @@ void cli_parse(int argc, char **argv, struct vmm_config *cfg)
 			cfg->no_seccomp = true;
 			break;
 		case OPT_KVM_PV:
-			if (!strcmp(optarg, "on"))
-				cfg->kvm_pv = true;
-			else if (!strcmp(optarg, "off"))
-				cfg->kvm_pv = false;
-			else
-				bad_usage("--kvm-pv must be off or on, not '%s'",
-					  optarg);
+			cfg->kvm_pv = parse_on_off(optarg,
+				"--kvm-pv must be off or on, not '%s'");
 			break;
 		case OPT_STATS:
 			cfg->stats = true;
