@@ -44,6 +44,7 @@
 #include "../../kernel/acpi.h"
 #include "../../kernel/mbinfo.h"
 #include "boot/acpi.h"
+#include "fuzz_patch.h"
 
 #define CHECK(cond) do { \
 	if (!(cond)) { \
@@ -303,21 +304,8 @@ static int fuzz_patch(const uint8_t *data, size_t size)
 	if (size < 4)
 		return 0;
 	b = &built[data[1] % NR_BUILT];
-	len = b->len - (data[3] < b->len ? data[3] : 0);
-	touched = len != b->len;
-	copy = malloc(len);
+	copy = fuzz_patched(b->bytes, b->len, data[3], ip, end, &len, &touched);
 	CHECK(copy);
-	memcpy(copy, b->bytes, len);
-	while (end - ip >= 3) {
-		size_t off = (ip[0] | ip[1] << 8) % len;
-		unsigned n = ip[2] % 16 + 1, i;
-
-		ip += 3;
-		for (i = 0; i < n && ip < end; i++, ip++)
-			if (off + i < len)
-				copy[off + i] = *ip;
-		touched = true;
-	}
 	if (data[2] & 1) {
 		fix(copy, len, b->res.dsdt_gpa);
 		fix(copy, len, b->res.madt_gpa);

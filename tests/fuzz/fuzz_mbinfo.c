@@ -38,6 +38,7 @@
 #include <string.h>
 
 #include "../../kernel/mbinfo.h"
+#include "fuzz_patch.h"
 #include "boot/acpi.h"
 #include "boot/loader.h"
 #include "boot/mem.h"
@@ -335,21 +336,8 @@ static int fuzz_patch(const uint8_t *data, size_t size)
 	if (size < 3)
 		return 0;
 	im = &images[data[1] % NR_IMAGES];
-	len = im->len - (data[2] < im->len ? data[2] : 0);
-	touched = len != im->len;
-	copy = malloc(len);
+	copy = fuzz_patched(im->bytes, im->len, data[2], ip, end, &len, &touched);
 	CHECK(copy);
-	memcpy(copy, im->bytes, len);
-	while (end - ip >= 3) {
-		size_t off = (ip[0] | ip[1] << 8) % len;
-		unsigned n = ip[2] % 16 + 1, i;
-
-		ip += 3;
-		for (i = 0; i < n && ip < end; i++, ip++)
-			if (off + i < len)
-				copy[off + i] = *ip;
-		touched = true;
-	}
 	blk = copy;
 	blk_base = im->base;
 	blk_len = len;
