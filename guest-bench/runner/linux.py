@@ -6,6 +6,7 @@ irqlab-vmm and its peers (docs/LINUX.md).
                             [--tcg-limit S] [--kvm-limit S] [--vmm-limit S]
     guest-bench/linux-bench --matrix [--matrix-cpus 2,4]
                             [--matrix-irqchips user,split,kernel]
+                            [--matrix-apics xapic,x2apic]
     guest-bench/linux-bench --profile [--profile-cpus N]
                             [--profile-vmm-args ARGS]
 
@@ -444,6 +445,7 @@ def parse_args(argv):
                    help='the boot matrix (runner/linuxmatrix.py)')
     p.add_argument('--matrix-cpus', default='2,4')
     p.add_argument('--matrix-irqchips', default='user,split,kernel')
+    p.add_argument('--matrix-apics', default='xapic,x2apic')
     p.add_argument('--profile', action='store_true',
                    help='the exit profile, --cpuid-freq on and off')
     p.add_argument('--profile-cpus', type=int, default=2)
@@ -458,6 +460,9 @@ def parse_args(argv):
     a.matrix_irqchips = [x for x in a.matrix_irqchips.split(',') if x]
     if any(x not in ('user', 'split', 'kernel') for x in a.matrix_irqchips):
         p.error('--matrix-irqchips: user, split, kernel')
+    a.matrix_apics = [x for x in a.matrix_apics.split(',') if x]
+    if any(x not in ('xapic', 'x2apic') for x in a.matrix_apics):
+        p.error('--matrix-apics: xapic, x2apic')
     if any(not 1 <= n <= 8 for n in a.matrix_cpus + [a.profile_cpus]):
         p.error('--matrix-cpus, --profile-cpus: 1 to 8')
     a.rows = [r for r in a.rows.split(',') if r]

@@ -4,7 +4,8 @@ every irqchip mode, vCPU count and APIC mode, and its boot's exits with
 and without the CPUID frequency leaves (docs/LINUX.md).
 
 --matrix: one boot per cell of {2, 4} vCPUs (--matrix-cpus) x {user,
-split, kernel} irqchip (--matrix-irqchips) x {xapic, x2apic}:
+split, kernel} irqchip (--matrix-irqchips) x {xapic, x2apic}
+(--matrix-apics):
     xapic   irqlab-vmm's defaults (no paravirtual leaves) and `nox2apic`
             on Linux's command line.  (Without it Linux 6.1 declines the
             x2APIC anyway: with no interrupt remapping it enables x2APIC
@@ -103,7 +104,8 @@ def boot_cell(a, cell, bench, grow=True):
         env = dict(os.environ, NESTED_MEM=str(linux.MEM_MB + 512))
         cmd = [linux.RIG, '-t', str(a.vmm_limit), '--'] + \
             linux.vmm_linux_args(cell.irqchip, cell.smp, append,
-                                 linux.rel(js), bzimage=linux.rel(linux.BZIMAGE),
+                                 linux.rel(js),
+                                 bzimage=linux.rel(linux.BZIMAGE),
                                  initrd=linux.rel(linux.INITRD),
                                  extra=cell.vmm_args)
         res = boot.run(cmd, a.vmm_limit + 300, env=env)
@@ -201,7 +203,7 @@ def matrix(a):
     cells = []
     for smp in a.matrix_cpus:
         for chip in a.matrix_irqchips:
-            for apic in ('xapic', 'x2apic'):
+            for apic in a.matrix_apics:
                 vmm, app = APIC_MODES[apic]
                 cells.append(Cell('matrix-%s-%d-%s' % (chip, smp, apic),
                                   chip, smp, apic, list(vmm) + a.vmm_args,
