@@ -4,6 +4,15 @@ irqlab-vmm and its peers (docs/LINUX.md).
 
     guest-bench/linux-bench [--rows LIST] [--smp N] [--irqlab HOW]
                             [--tcg-limit S] [--kvm-limit S] [--vmm-limit S]
+    guest-bench/linux-bench --matrix [--matrix-cpus 2,4]
+                            [--matrix-irqchips user,split,kernel]
+                            [--matrix-apics xapic,x2apic]
+    guest-bench/linux-bench --profile [--profile-cpus N]
+                            [--profile-vmm-args ARGS]
+
+--matrix and --profile (runner/linuxmatrix.py): the boot matrix of
+irqchip x vCPUs x xAPIC/x2APIC, and the boot's exit profile with and
+without the CPUID frequency leaves; their own tables and JSON files.
 
 Rows (--rows, comma-separated, default all):
     native         perf bench futex wake -t 1 on the host itself (the
@@ -432,8 +441,30 @@ def parse_args(argv):
     p.add_argument('--vmm-args', default='',
                    help='more irqlab-vmm options, blank-separated '
                    '(e.g. --kvm-pv=on)')
+    p.add_argument('--matrix', action='store_true',
+                   help='the boot matrix (runner/linuxmatrix.py)')
+    p.add_argument('--matrix-cpus', default='2,4')
+    p.add_argument('--matrix-irqchips', default='user,split,kernel')
+    p.add_argument('--matrix-apics', default='xapic,x2apic')
+    p.add_argument('--profile', action='store_true',
+                   help='the exit profile, --cpuid-freq on and off')
+    p.add_argument('--profile-cpus', type=int, default=2)
+    p.add_argument('--profile-vmm-args', default='')
     a = p.parse_args(argv)
     a.vmm_args = a.vmm_args.split()
+    a.profile_vmm_args = a.profile_vmm_args.split()
+    try:
+        a.matrix_cpus = [int(x) for x in a.matrix_cpus.split(',') if x]
+    except ValueError:
+        p.error('--matrix-cpus: a comma-separated list of numbers')
+    a.matrix_irqchips = [x for x in a.matrix_irqchips.split(',') if x]
+    if any(x not in ('user', 'split', 'kernel') for x in a.matrix_irqchips):
+        p.error('--matrix-irqchips: user, split, kernel')
+    a.matrix_apics = [x for x in a.matrix_apics.split(',') if x]
+    if any(x not in ('xapic', 'x2apic') for x in a.matrix_apics):
+        p.error('--matrix-apics: xapic, x2apic')
+    if any(not 1 <= n <= 8 for n in a.matrix_cpus + [a.profile_cpus]):
+        p.error('--matrix-cpus, --profile-cpus: 1 to 8')
     a.rows = [r for r in a.rows.split(',') if r]
     bad = [r for r in a.rows if r not in ROWS]
     if bad or not 1 <= a.smp <= 8:
@@ -456,6 +487,11 @@ def main(argv=None):
     say('linux-bench: host %s; /dev/kvm: %s (%s)' % (host_name(), kind, why))
     with open(os.path.join(GUEST, 'kernel.txt')) as f:
         kernel = f.read().strip()
+    if a.matrix or a.profile:
+        from . import linuxmatrix
+        say('linux-bench: guest %s, %d MiB' % (kernel, MEM_MB))
+        st = linuxmatrix.matrix(a) if a.matrix else 0
+        return max(st, linuxmatrix.profile(a) if a.profile else 0)
     say('linux-bench: guest %s, %d vCPUs, %d MiB' % (kernel, a.smp, MEM_MB))
     rows = []
     for name in a.rows:

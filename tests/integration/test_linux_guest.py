@@ -1,10 +1,12 @@
 """Debian's stock Linux (make linux-guest, docs/LINUX.md) boots to /init,
 runs `perf bench futex wake`, reports its interrupts and powers off:
 
-- on irqlab-vmm, 2 vCPUs, --irqchip=user: directly where /dev/kvm is real
-  VMX or SVM; where it is kvm_pvm (a stock kernel crawls in KVM's
-  instruction emulator there) or absent, inside the nested rig
-  (tests/nested/run-in-kvm.sh); skipped, saying why, where neither runs;
+- on irqlab-vmm, 2 vCPUs, --irqchip=user, split and kernel: directly
+  where /dev/kvm is real VMX or SVM; where it is kvm_pvm (a stock kernel
+  crawls in KVM's instruction emulator there) or absent, inside the
+  nested rig (tests/nested/run-in-kvm.sh); skipped, saying why, where
+  neither runs; split and kernel with `quiet`, and xfailing, saying
+  why, on the rig's double LAPIC timer delivery (RIG_DOUBLE_TIMER);
 - on QEMU TCG with 2 and 4 vCPUs, the functional peer (same kernel, same
   initramfs).
 
@@ -95,7 +97,10 @@ def vmm_loader_missing():
     return None
 
 
-def test_irqlab_user_2cpus(guest, monkeypatch):
+def boot_irqlab(monkeypatch, irqchip, cpus, append, timeout=600):
+    """irqlab-vmm --irqchip=@irqchip booting the guest with @cpus vCPUs:
+    directly where /dev/kvm is real, else in the nested rig (skipped,
+    with the rig's reason, where that cannot run)."""
     why = vmm_loader_missing()
     if why:
         pytest.xfail(why)
@@ -107,11 +112,44 @@ def test_irqlab_user_2cpus(guest, monkeypatch):
         harness.note('linux guest on irqlab-vmm: nested rig, as %s' % how)
         harness.nested_rig()
         monkeypatch.setenv('NESTED_MEM', '1024')
-    args = linux.vmm_linux_args('user', 2, append=VMM_APPEND,
+    args = linux.vmm_linux_args(irqchip, cpus, append=append,
                                 bzimage=os.path.relpath(linux.BZIMAGE, ROOT),
                                 initrd=os.path.relpath(linux.INITRD, ROOT))
-    r = booter.vmm('irqlab-user-2', *args, timeout=600, stats='json')
+    return booter.vmm('irqlab-%s-%d' % (irqchip, cpus), *args,
+                      timeout=timeout, stats='json')
+
+
+def test_irqlab_user_2cpus(guest, monkeypatch):
+    r = boot_irqlab(monkeypatch, 'user', 2, VMM_APPEND)
     run = check_guest(r, 2)
     harness.note('linux guest, irqlab-vmm user, 2 vCPUs: /init at %.2f s, '
                  'futex wake -t 1 %.4f ms, %d exits' % (
                      run.init_s, run.wake(1).ms, r.exits['total']))
+
+
+# Seen in the nested rig only, in split mode (docs/LINUX.md "The boot
+# matrix"): KVM's own LAPIC timer vector delivered a second time on the
+# first instruction of its handler, with IF=0, so Linux enters with the
+# user's GS base and its page faults recurse to the entry stack's guard
+# page.  irqlab has no part in that vector in split mode.
+RIG_DOUBLE_TIMER = ('ENTRY_TRAMPOLINE stack guard page was hit',
+                    'RIP: 0010:asm_sysvec_apic_timer_interrupt+0x0/')
+
+
+@pytest.mark.parametrize('irqchip', ['split', 'kernel'])
+def test_irqlab_kvm_lapic_2cpus(guest, monkeypatch, irqchip):
+    # KVM's LAPIC (split: irqlab's IOAPIC, PIT and PIC; kernel: KVM's
+    # too); `quiet` keeps the boot short in the rig (the user boot above
+    # shows the console's lines)
+    r = boot_irqlab(monkeypatch, irqchip, 2, VMM_APPEND + ' quiet')
+    kind, _ = linux.host_kvm()
+    if kind != 'real' and all(s in r.out for s in RIG_DOUBLE_TIMER):
+        pytest.xfail('nested rig: the LAPIC timer interrupt delivered '
+                     'twice, the second with IF=0 (a re-injection in the '
+                     'rig\'s nested SVM, not irqlab: docs/LINUX.md); '
+                     'console in %s.out' % os.path.relpath(str(r.base),
+                                                           ROOT))
+    run = check_guest(r, 2)
+    harness.note('linux guest, irqlab-vmm %s, 2 vCPUs: /init at %.2f s, '
+                 'futex wake -t 1 %.4f ms, %d exits' % (
+                     irqchip, run.init_s, run.wake(1).ms, r.exits['total']))

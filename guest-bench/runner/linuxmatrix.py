@@ -1,0 +1,292 @@
+# SPDX-License-Identifier: MIT
+"""linux-bench --matrix and --profile: Debian's Linux on irqlab-vmm in
+every irqchip mode, vCPU count and APIC mode, and its boot's exits with
+and without the CPUID frequency leaves (docs/LINUX.md).
+
+--matrix: one boot per cell of {2, 4} vCPUs (--matrix-cpus) x {user,
+split, kernel} irqchip (--matrix-irqchips) x {xapic, x2apic}
+(--matrix-apics):
+    xapic   irqlab-vmm's defaults (no paravirtual leaves) and `nox2apic`
+            on Linux's command line.  (Without it Linux 6.1 declines the
+            x2APIC anyway: with no interrupt remapping it enables x2APIC
+            only under a hypervisor it knows, "x2apic: IRQ remapping
+            doesn't support X2APIC mode".)
+    x2apic  --kvm-pv=on: KVM's signature at 0x40000100 is what makes
+            Linux enable x2APIC without interrupt remapping
+            (x86_init.hyper.x2apic_available); it also brings kvm-clock,
+            and with KVM's LAPIC (split, kernel) PV send-IPI.
+Each boot runs `perf bench futex wake -t N` once (lg.bench) and prints
+the kernel log's APIC and clock lines (lg.dmesg=apic).  A cell passes
+when Linux reaches /init with every CPU online, in the APIC mode asked
+for, LOC, RES and CAL are non-zero on every CPU at the end and LOC grew
+on every CPU over the benchmark, @linux_done came and irqlab-vmm ended
+with status 0 (ACPI S5).  A failed cell keeps its evidence: the status,
+the last console lines.
+
+--profile: user irqchip, 2 vCPUs, xAPIC, booted with --cpuid-freq on and
+off (--profile-cpus, --profile-vmm-args add to it): irqlab-vmm's exits
+by port, MMIO and MSR; in particular the LAPIC current-count reads
+(TMCCT: lapic+0x390, x2APIC MSR 0x839), the PIT (0x40-0x43) and port
+0x61 accesses, and the PM timer's (0x608).
+
+Output: the table on stdout; bench-results/linux-matrix.json or
+linux-profile.json; each boot's console in build/bench-linux/CELL.out,
+its stderr in CELL.err and its --stats-json in CELL.json."""
+import json
+import os
+import time
+
+from . import boot, linux, records
+
+MATRIX_JSON = os.path.join(linux.ROOT, 'bench-results/linux-matrix.json')
+PROFILE_JSON = os.path.join(linux.ROOT, 'bench-results/linux-profile.json')
+APIC_MODES = {'xapic': ((), 'nox2apic'), 'x2apic': (('--kvm-pv=on',), '')}
+# The exits Linux's TSC and LAPIC timer calibration make, by key of
+# --stats-json: (what, kind, key)
+PROFILE_KEYS = [
+    ('TMCCT, xAPIC', 'by_mmio', 'lapic+0x390'),
+    ('TMCCT, x2APIC', 'by_msr', '0x839'),
+    ('TMICT, xAPIC', 'by_mmio', 'lapic+0x380'),
+    ('TSC deadline', 'by_msr', '0x6e0'),
+    ('PIT ch0', 'by_port', '0x40'),
+    ('PIT ch2', 'by_port', '0x42'),
+    ('PIT mode', 'by_port', '0x43'),
+    ('port 0x61', 'by_port', '0x61'),
+    ('PM timer', 'by_port', '0x608'),
+    ('RTC 0x70', 'by_port', '0x70'),
+    ('RTC 0x71', 'by_port', '0x71'),
+]
+
+
+class Cell:
+    def __init__(self, name, irqchip, smp, apic, vmm_args, append):
+        self.name, self.irqchip, self.smp, self.apic = name, irqchip, smp, apic
+        self.vmm_args, self.append = list(vmm_args), append
+        self.state = 'ok'
+        self.why = []
+        self.status = None
+        self.init_s = None
+        self.cpus = None
+        self.clocksource = None
+        self.x2apic = None
+        self.apic_routing = None
+        self.tsc_mhz = None
+        self.irq_end = {}
+        self.irq_delta = {}
+        self.exits = None
+        self.wall_s = None
+        self.stats = None
+        self.klog = []
+        self.tail = []
+
+    def as_dict(self):
+        d = dict(vars(self))
+        d.pop('stats')
+        return d
+
+
+def boot_cell(a, cell, bench, grow=True):
+    """Boot @cell's irqlab-vmm with the Linux guest, running @bench;
+    @grow: LOC must grow on every CPU over it."""
+    js = os.path.join(linux.OUT, cell.name + '.json')
+    if os.path.exists(js):
+        os.unlink(js)
+    append = '%s quiet %s lg.dmesg=apic lg.bench="%s"' % (
+        linux.APPEND, cell.append, bench)
+    kind, why = linux.host_kvm()
+    how = a.irqlab if a.irqlab != 'auto' else (
+        'direct' if kind == 'real' else 'nested')
+    if how == 'direct':
+        cmd = [boot.VMM] + linux.vmm_linux_args(
+            cell.irqchip, cell.smp, append, js, extra=cell.vmm_args)
+        res = boot.run(cmd, a.vmm_limit, marks=(linux.INIT_MARK,))
+    else:
+        env = dict(os.environ, NESTED_MEM=str(linux.MEM_MB + 512))
+        cmd = [linux.RIG, '-t', str(a.vmm_limit), '--'] + \
+            linux.vmm_linux_args(cell.irqchip, cell.smp, append,
+                                 linux.rel(js),
+                                 bzimage=linux.rel(linux.BZIMAGE),
+                                 initrd=linux.rel(linux.INITRD),
+                                 extra=cell.vmm_args)
+        res = boot.run(cmd, a.vmm_limit + 300, env=env)
+    linux.save(cell.name, res)
+    cell.status = res.status
+    lines = [l.rstrip() for l in res.out.splitlines() if l.strip()]
+    cell.klog = [l[len('dmesg: '):] for l in lines if l.startswith('dmesg: ')]
+    cell.tail = [l for l in lines if not l.startswith('dmesg: ')][-5:]
+    try:
+        with open(js) as f:
+            cell.stats = json.load(f)
+        cell.exits = cell.stats['exits']['total']
+        cell.wall_s = cell.stats.get('wall_ns', 0) / 1e9 or None
+    except (OSError, ValueError, KeyError, TypeError):
+        pass
+    if res.status == 77:
+        cell.state = 'skipped'
+        cell.why.append(next((l for l in (res.out + res.err).splitlines()
+                              if l.startswith('SKIP')), 'SKIP: the rig'))
+        return res
+    run = records.linux_run(res.out)
+    judge(cell, run, res, grow)
+    return res
+
+
+def judge(cell, run, res, grow):
+    """Fill @cell from the boot's records and say what failed."""
+    bad = cell.why
+    if run.boot is None:
+        bad.append('no /init (no @linux): %s' % res.describe())
+    else:
+        b = run.boot
+        cell.init_s = b.num('uptime_s')
+        cell.cpus = b.num('cpus')
+        cell.clocksource = b.get('clocksource')
+        cell.x2apic = b.num('x2apic')
+        cell.apic_routing = b.get('apic')
+        cell.tsc_mhz = b.get('tsc_mhz')
+        if cell.cpus != cell.smp:
+            bad.append('%s CPUs of %d' % (cell.cpus, cell.smp))
+        want = 1 if cell.apic == 'x2apic' else 0
+        if cell.x2apic != want:
+            bad.append('x2apic=%s, wanted %d' % (cell.x2apic, want))
+        end = run.irqs.get('end', {})
+        for cpu in range(cell.smp):
+            e = end.get(cpu)
+            if not e:
+                bad.append('no end counts for CPU %d' % cpu)
+                continue
+            cell.irq_end[cpu] = {k: e.get(k) for k in run.IRQ_KEYS}
+            cell.irq_delta[cpu] = {k: run.irq_delta(cpu, k)
+                                   for k in run.IRQ_KEYS}
+            zero = [k for k in run.IRQ_KEYS if not e.get(k)]
+            if zero:
+                bad.append('CPU %d: %s zero' % (cpu, '/'.join(zero)))
+            if grow and not cell.irq_delta[cpu].get('loc'):
+                bad.append('CPU %d: LOC did not grow' % cpu)
+        if not run.finished():
+            bad.append('no @linux_done failed=0')
+    if res.status != 0:
+        bad.append('status %s (%s)' % (res.status, res.describe()))
+    if bad:
+        cell.state = 'FAILED' if run.boot is not None else 'NO BOOT'
+
+
+def irq_text(cell):
+    """LOC/RES/CAL at the end, per CPU, as a/b/c a/b/c..."""
+    return ' '.join('%s/%s/%s' % (d['loc'], d['res'], d['cal'])
+                    for _, d in sorted(cell.irq_end.items())) or '-'
+
+
+def mode_text(cell):
+    """What Linux said of its APIC: the x2apic record and the log."""
+    if cell.x2apic is None:
+        return '-'
+    said = [l for l in cell.klog if 'x2apic' in l.lower() and
+            'command line' not in l.lower()]
+    return '%s%s' % ('x2apic' if cell.x2apic else 'xapic',
+                     ' (%s)' % said[-1].split('] ', 1)[-1] if said else '')
+
+
+def fmt(v, f='%.1f'):
+    return '-' if v is None else f % v
+
+
+def md_table(head, rows):
+    w = [max(len(str(r[i])) for r in [head] + rows) for i in range(len(head))]
+    out = ['| ' + ' | '.join(str(c).ljust(w[i]) for i, c in enumerate(r)) +
+           ' |' for r in [head] + rows]
+    out.insert(1, '|' + '|'.join('-' * (n + 2) for n in w) + '|')
+    return '\n'.join(out)
+
+
+def matrix(a):
+    cells = []
+    for smp in a.matrix_cpus:
+        for chip in a.matrix_irqchips:
+            for apic in a.matrix_apics:
+                vmm, app = APIC_MODES[apic]
+                cells.append(Cell('matrix-%s-%d-%s' % (chip, smp, apic),
+                                  chip, smp, apic, list(vmm) + a.vmm_args,
+                                  app))
+    for c in cells:
+        t0 = time.monotonic()
+        linux.say('linux-bench: %s ...' % c.name)
+        boot_cell(a, c, 'perf bench futex wake -t %d' % c.smp)
+        linux.say('linux-bench: %s: %s in %.0f s%s' % (
+            c.name, c.state, time.monotonic() - t0,
+            ': ' + '; '.join(c.why) if c.why else ''))
+    head = ['irqchip', 'vCPUs', 'APIC', 'irqlab-vmm', 'Linux mode (its log)',
+            'clocksource', '/init s', 'LOC/RES/CAL per CPU at the end',
+            'exits', 'status', 'state']
+    rows = [[c.irqchip, c.smp, c.apic, ' '.join(c.vmm_args) or 'default',
+             mode_text(c), c.clocksource or '-', fmt(c.init_s),
+             irq_text(c), c.exits if c.exits is not None else '-',
+             c.status, c.state] for c in cells]
+    linux.say('')
+    linux.say(md_table(head, rows))
+    linux.say('')
+    for c in cells:
+        if c.why:
+            linux.say('%s: %s: %s' % (c.name, c.state, '; '.join(c.why)))
+            for l in c.tail:
+                linux.say('  | ' + l)
+    write(MATRIX_JSON, a, cells)
+    return 1 if any(c.state not in ('ok', 'skipped') for c in cells) else 0
+
+
+def profile_counts(cell):
+    ex = (cell.stats or {}).get('exits', {})
+    return {what: ex.get(kind, {}).get(key, 0)
+            for what, kind, key in PROFILE_KEYS}
+
+
+def profile(a):
+    cells = []
+    for freq in ('on', 'off'):
+        c = Cell('profile-cpuid-freq-%s' % freq, 'user', a.profile_cpus,
+                 'xapic', ['--cpuid-freq=' + freq] + a.profile_vmm_args +
+                 a.vmm_args, 'nox2apic')
+        if '--kvm-pv=on' in c.vmm_args:
+            c.apic, c.append = 'x2apic', ''
+        cells.append(c)
+    for c in cells:
+        t0 = time.monotonic()
+        linux.say('linux-bench: %s ...' % c.name)
+        boot_cell(a, c, 'true', grow=False)
+        linux.say('linux-bench: %s: %s in %.0f s%s' % (
+            c.name, c.state, time.monotonic() - t0,
+            ': ' + '; '.join(c.why) if c.why else ''))
+    head = ['exits'] + [c.name[len('profile-'):] for c in cells]
+    rows = [['total'] + [c.exits if c.exits is not None else '-'
+                         for c in cells]]
+    counts = [profile_counts(c) for c in cells]
+    rows += [[what] + [n[what] for n in counts] for what, _, _ in
+             PROFILE_KEYS]
+    rows += [['clocksource'] + [c.clocksource or '-' for c in cells],
+             ['tsc MHz'] + [c.tsc_mhz or '-' for c in cells],
+             ['/init s'] + [fmt(c.init_s) for c in cells],
+             ['state'] + [c.state for c in cells]]
+    linux.say('')
+    linux.say(md_table(head, rows))
+    for c in cells:
+        linux.say('')
+        linux.say('%s: the most exits: %s' % (
+            c.name, linux.top_exits((c.stats or {}).get('exits', {}), 12)))
+        for l in c.klog:
+            if any(w in l.lower() for w in ('tsc', 'calibrat', 'apic timer',
+                                             'pit', 'lapic')):
+                linux.say('  dmesg: ' + l)
+        if c.why:
+            linux.say('  %s: %s' % (c.state, '; '.join(c.why)))
+    write(PROFILE_JSON, a, cells)
+    return 1 if any(c.state not in ('ok', 'skipped') for c in cells) else 0
+
+
+def write(path, a, cells):
+    kind, why = linux.host_kvm()
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, 'w') as f:
+        json.dump({'date': time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime()),
+                   'host': linux.host_name(), 'kvm': [kind, why],
+                   'cells': [c.as_dict() for c in cells]}, f, indent=1)
+    linux.say('linux-bench: %s' % linux.rel(path))
