@@ -40,26 +40,9 @@ for t in dpkg-deb tar gzip ldd find flock; do
 done
 mkdir -p $DL || die "cannot create $DL"
 
-# ---- apt: the same rules as tests/nested/run-in-kvm.sh ----------------
-apt_known() { apt-cache show "$1" >/dev/null 2>&1; }
-apt_ready() {	# apt_ready PKG: make the apt lists know PKG if we can
-	apt_known "$1" && return 0
-	[ "$(id -u)" = 0 ] || return 1
-	log "apt-get update"
-	DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2 || return 1
-	apt_known "$1"
-}
-apt_download() {	# apt_download DIR PKG...
-	local d=$1 p
-	shift
-	command -v apt-get >/dev/null 2>&1 || return 1
-	for p in "$@"; do
-		apt_ready "$p" || return 1
-	done
-	log "apt-get download $*"
-	(cd "$d" && apt-get download -q "$@" >/dev/null 2>"$ROOT/$O/apt.err") ||
-		{ cat "$O/apt.err" >&2; return 1; }
-}
+# ---- apt: apt-get download, as tests/nested/run-in-kvm.sh does ----------
+APT_ERR=$O/apt.err
+. scripts/apt-lib.sh
 
 # ---- the kernel: the package linux-image-amd64 depends on ------------
 fetch_kernel() {
@@ -67,8 +50,7 @@ fetch_kernel() {
 	apt_ready linux-image-amd64 ||
 		skip "apt cannot find linux-image-amd64 (not root, or no Debian lists)"
 	local pkg deb x=$DL/kernel
-	pkg=$(apt-cache depends linux-image-amd64 2>/dev/null |
-		awk '/Depends: linux-image-[0-9]/ { print $2; exit }')
+	pkg=$(apt_kernel_package)
 	[ -n "$pkg" ] || skip "cannot resolve linux-image-amd64 to a kernel package"
 	rm -rf $x && mkdir -p $x
 	apt_download $x "$pkg" || skip "apt-get download $pkg failed"

@@ -111,22 +111,10 @@ done
 mkdir -p "$CACHE" || rig "cannot create $CACHE"
 
 # ---- the cache: vmlinuz, the four modules, a static busybox ----------
-# apt_download DIR PKG: apt-get download PKG into DIR, with an apt-get
-# update first if the lists do not know it.
-apt_known() { apt-cache show "$1" >/dev/null 2>&1; }
-apt_ready() {	# apt_ready PKG: make the apt lists know PKG if we can
-	apt_known "$1" && return 0
-	[ "$(id -u)" = 0 ] || return 1
-	log "apt-get update"
-	DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2 || return 1
-	apt_known "$1"
-}
-apt_download() {
-	command -v apt-get >/dev/null 2>&1 || return 1
-	apt_ready "$2" || return 1
-	(cd "$1" && apt-get download -q "$2" >/dev/null 2>"$ROOT/$CACHE/apt.err") ||
-		{ cat "$CACHE/apt.err" >&2; return 1; }
-}
+# apt_download DIR PKG...: apt-get download into DIR, with an apt-get
+# update first if the lists do not know a package (scripts/apt-lib.sh)
+APT_ERR=$CACHE/apt.err
+. scripts/apt-lib.sh
 
 fetch_kernel() {
 	[ -f $CACHE/vmlinuz ] && [ -f $CACHE/modules/kvm-amd.ko ] && return 0
@@ -138,10 +126,8 @@ fetch_kernel() {
 		apt_ready linux-image-amd64 ||
 			skip "apt cannot find linux-image-amd64 (not root, or no Debian lists)"
 		# The metapackage depends on the current linux-image-6.1.0-NN-amd64.
-		pkg=$(apt-cache depends linux-image-amd64 2>/dev/null |
-			awk '/Depends: linux-image-[0-9]/ { print $2; exit }')
+		pkg=$(apt_kernel_package)
 		[ -n "$pkg" ] || skip "cannot resolve linux-image-amd64 to a kernel package"
-		log "apt-get download $pkg"
 		apt_download $dl "$pkg" || skip "apt-get download $pkg failed"
 		deb=$(ls $dl/linux-image-*.deb 2>/dev/null | head -1)
 	fi
