@@ -111,20 +111,6 @@ static void build(struct built *b, unsigned ncpus)
 	memcpy(b->bytes, area, b->len);
 }
 
-static void write_file(const char *dir, const char *name, const void *a,
-		       size_t alen, const void *b, size_t blen)
-{
-	char path[4096];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	f = fopen(path, "wb");
-	CHECK(f);
-	CHECK(fwrite(a, 1, alen, f) == alen);
-	CHECK(!blen || fwrite(b, 1, blen, f) == blen);
-	CHECK(!fclose(f));
-}
-
 /* IRQLAB_FUZZ_SEEDS=DIR: the built tables as raw seeds, and patch seeds */
 static void write_seeds(const char *dir)
 {
@@ -136,13 +122,13 @@ static void write_seeds(const char *dir)
 		/* the raw ones at the BIOS area, the map's region 64 longer */
 		mode = 4 << 2;
 		snprintf(name, sizeof(name), "raw-%ucpus", ncpus_of[i]);
-		write_file(dir, name, &mode, 1, built[i].bytes, built[i].len);
+		fuzz_write_seed(dir, name, &mode, 1, built[i].bytes, built[i].len);
 		patch[0] = 1;
 		patch[1] = i;
 		patch[2] = 1 | 4;	/* re-checksum, find the RSDP */
 		patch[3] = 0;
 		snprintf(name, sizeof(name), "patch-%ucpus", ncpus_of[i]);
-		write_file(dir, name, patch, sizeof(patch), NULL, 0);
+		fuzz_write_seed(dir, name, patch, sizeof(patch), NULL, 0);
 	}
 	printf("fuzz_acpi: %u raw and %u patch seeds in %s\n", NR_BUILT,
 	       NR_BUILT, dir);

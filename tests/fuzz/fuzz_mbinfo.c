@@ -191,20 +191,6 @@ static void build(struct image *im, unsigned i)
 	mem_free(&m);
 }
 
-static void write_file(const char *dir, const char *name, const void *a,
-		       size_t alen, const void *b, size_t blen)
-{
-	char path[4096];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	f = fopen(path, "wb");
-	CHECK(f);
-	CHECK(fwrite(a, 1, alen, f) == alen);
-	CHECK(!blen || fwrite(b, 1, blen, f) == blen);
-	CHECK(!fclose(f));
-}
-
 /* IRQLAB_FUZZ_SEEDS=DIR: each image as a raw seed and as a patch seed */
 static void write_seeds(const char *dir)
 {
@@ -222,12 +208,12 @@ static void write_seeds(const char *dir)
 		snprintf(name, sizeof(name), "raw-mb%d-%s-%umods",
 			 im->protocol, im->full ? "full" : "plain",
 			 im->nr_mods);
-		write_file(dir, name, hdr, sizeof(hdr), im->bytes, im->len);
+		fuzz_write_seed(dir, name, hdr, sizeof(hdr), im->bytes, im->len);
 		patch[0] = 1;
 		patch[1] = i;
 		patch[2] = 0;
 		snprintf(name, sizeof(name), "patch-%u", i);
-		write_file(dir, name, patch, sizeof(patch), NULL, 0);
+		fuzz_write_seed(dir, name, patch, sizeof(patch), NULL, 0);
 	}
 	printf("fuzz_mbinfo: %u raw and %u patch seeds in %s\n", NR_IMAGES,
 	       NR_IMAGES, dir);

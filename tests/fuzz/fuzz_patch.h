@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * A harness's "patched image" mode (fuzz_acpi.c, fuzz_mbinfo.c): a valid
+ * A harness's "patched image" mode (fuzz_acpi.c, fuzz_mbinfo.c), and the
+ * seed files it writes of its images.  The mode: a valid
  * image the VMM's own builders made, cut short by @cut bytes (when fewer
  * than its length) and patched by the rest of the input, read as runs of
  * "offset lo, offset hi, n - 1 (mod 16), then n bytes" (an offset past
@@ -12,6 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -41,6 +43,23 @@ static inline uint8_t *fuzz_patched(const uint8_t *src, size_t src_len,
 		*touched = true;
 	}
 	return copy;
+}
+
+/* IRQLAB_FUZZ_SEEDS=DIR: seed file DIR/@name, @a then @b (may be NULL) */
+static inline void fuzz_write_seed(const char *dir, const char *name,
+				   const void *a, size_t alen, const void *b,
+				   size_t blen)
+{
+	char path[4096];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "wb");
+	if (!f || fwrite(a, 1, alen, f) != alen ||
+	    (blen && fwrite(b, 1, blen, f) != blen) || fclose(f)) {
+		perror(path);
+		abort();
+	}
 }
 
 #endif
