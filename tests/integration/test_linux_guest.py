@@ -5,8 +5,9 @@ runs `perf bench futex wake`, reports its interrupts and powers off:
   where /dev/kvm is real VMX or SVM; where it is kvm_pvm (a stock kernel
   crawls in KVM's instruction emulator there) or absent, inside the
   nested rig (tests/nested/run-in-kvm.sh); skipped, saying why, where
-  neither runs; split and kernel with `quiet`, and xfailing, saying
-  why, on the rig's double LAPIC timer delivery (RIG_DOUBLE_TIMER);
+  neither runs; split and kernel with `quiet`, booted again once, and
+  then xfailing, saying why, on the rig's interrupt-delivery fault
+  (rig_fault());
 - on QEMU TCG with 2 and 4 vCPUs, the functional peer (same kernel, same
   initramfs).
 
@@ -16,6 +17,7 @@ timer (LOC) counting on every CPU during the benchmarks, and the IPIs
 (RES, CAL) counted; @linux_done with no failed line; Linux's "reboot:
 Power down" and the VMM's status 0 (a clean power-off)."""
 import os
+import re
 import subprocess
 
 import pytest
@@ -97,7 +99,12 @@ def vmm_loader_missing():
     return None
 
 
-def boot_irqlab(monkeypatch, irqchip, cpus, append, timeout=600):
+# irqlab-vmm's own limit (a hung guest ends with status 18 and each
+# vCPU's registers and LAPIC on stderr), and the harness's, a minute more
+VMM_TIMEOUT = 300
+
+
+def boot_irqlab(monkeypatch, irqchip, cpus, append, name=None):
     """irqlab-vmm --irqchip=@irqchip booting the guest with @cpus vCPUs:
     directly where /dev/kvm is real, else in the nested rig (skipped,
     with the rig's reason, where that cannot run)."""
@@ -114,9 +121,10 @@ def boot_irqlab(monkeypatch, irqchip, cpus, append, timeout=600):
         monkeypatch.setenv('NESTED_MEM', '1024')
     args = linux.vmm_linux_args(irqchip, cpus, append=append,
                                 bzimage=os.path.relpath(linux.BZIMAGE, ROOT),
-                                initrd=os.path.relpath(linux.INITRD, ROOT))
-    return booter.vmm('irqlab-%s-%d' % (irqchip, cpus), *args,
-                      timeout=timeout, stats='json')
+                                initrd=os.path.relpath(linux.INITRD, ROOT),
+                                extra=['--timeout', str(VMM_TIMEOUT)])
+    return booter.vmm(name or 'irqlab-%s-%d' % (irqchip, cpus), *args,
+                      timeout=VMM_TIMEOUT + 60, stats='json')
 
 
 def test_irqlab_user_2cpus(guest, monkeypatch):
@@ -127,28 +135,68 @@ def test_irqlab_user_2cpus(guest, monkeypatch):
                      run.init_s, run.wake(1).ms, r.exits['total']))
 
 
-# Seen in the nested rig only, in split mode (docs/LINUX.md "The boot
-# matrix"): KVM's own LAPIC timer vector delivered a second time on the
-# first instruction of its handler, with IF=0, so Linux enters with the
-# user's GS base and its page faults recurse to the entry stack's guard
-# page.  irqlab has no part in that vector in split mode.
-RIG_DOUBLE_TIMER = ('ENTRY_TRAMPOLINE stack guard page was hit',
-                    'RIP: 0010:asm_sysvec_apic_timer_interrupt+0x0/')
+# Seen in the nested rig only, with KVM's LAPIC (docs/LINUX.md "The boot
+# matrix", "The split-mode faults"): an interrupt taken with IF=0.
+# - The panic: KVM's LAPIC timer vector delivered a second time on the
+#   first instruction of its handler, with IF=0, so Linux enters with the
+#   user's GS base and its page faults recurse to the entry stack's guard
+#   page.
+# - The stall: a CPU spins for good on a lock inside a device interrupt
+#   (a vector in service, IF=0) that it took while the code it
+#   interrupted held that lock with interrupts off; RCU reports the CPU,
+#   and irqlab-vmm's --timeout dump shows it.
+# In split and kernel mode irqlab takes no part in delivering a vector
+# (KVM's LAPIC injects it), and its seccomp filter forbids the vCPU
+# threads every ioctl that writes a vCPU's registers or events there
+# (docs/SECURITY.md): the fault is below irqlab-vmm.
+RIG_DOUBLE_DELIVERY = re.compile(
+    r'stack guard page was hit(.|\n)*'
+    r'RIP: 0010:asm_(sysvec_[a-z_]+|common_interrupt)\+0x0/')
+RIG_STALL_RCU = 'rcu: INFO: rcu_preempt detected stalls on CPUs'
+RIG_STALL_DUMP = re.compile(r'^irqlab-vmm: vcpu[0-9]+: running, RIP 0x[0-9a-f]+ '
+                            r'RFLAGS 0x[0-9a-f]+ \(IF=0\).*\n(  .*\n)*?'
+                            r'  ISR 0x', re.M)
+
+
+def rig_fault(r):
+    """The rig's interrupt-delivery fault this boot shows, or None."""
+    if r.status == 0:
+        return None
+    if RIG_DOUBLE_DELIVERY.search(r.out):
+        return ('an interrupt delivered again on its handler\'s first '
+                'instruction, with IF=0 (Linux panicked: status %s)' %
+                r.status)
+    if r.status == 18 and RIG_STALL_RCU in r.out and \
+            RIG_STALL_DUMP.search(r.err):
+        return ('a CPU stalled for good inside a device interrupt, IF=0 '
+                '(RCU stall, then --timeout: status 18)')
+    return None
 
 
 @pytest.mark.parametrize('irqchip', ['split', 'kernel'])
 def test_irqlab_kvm_lapic_2cpus(guest, monkeypatch, irqchip):
-    # KVM's LAPIC (split: irqlab's IOAPIC, PIT and PIC; kernel: KVM's
-    # too); `quiet` keeps the boot short in the rig (the user boot above
-    # shows the console's lines)
+    """KVM's LAPIC (split: irqlab's IOAPIC, PIT and PIC; kernel: KVM's
+    too); `quiet` keeps the boot short in the rig (the user boot above
+    shows the console's lines).  In the rig, a boot that shows the rig's
+    fault (rig_fault()) is booted once more, loudly, and a second one is
+    an expected failure with both consoles named (about 1 boot in 10 in
+    split mode there, none in kernel mode: docs/LINUX.md)."""
     r = boot_irqlab(monkeypatch, irqchip, 2, VMM_APPEND + ' quiet')
     kind, _ = linux.host_kvm()
-    if kind != 'real' and all(s in r.out for s in RIG_DOUBLE_TIMER):
-        pytest.xfail('nested rig: the LAPIC timer interrupt delivered '
-                     'twice, the second with IF=0 (a re-injection in the '
-                     'rig\'s nested SVM, not irqlab: docs/LINUX.md); '
-                     'console in %s.out' % os.path.relpath(str(r.base),
-                                                           ROOT))
+    why = rig_fault(r) if kind != 'real' else None
+    if why:
+        first = os.path.relpath(str(r.base), ROOT)
+        harness.note('FLAKE: nested rig, irqlab-vmm %s: %s; console in '
+                     '%s.{out,err}; booted again' % (irqchip, why, first))
+        r = boot_irqlab(monkeypatch, irqchip, 2, VMM_APPEND + ' quiet',
+                        name='irqlab-%s-2-again' % irqchip)
+        again = rig_fault(r)
+        if again:
+            pytest.xfail('nested rig, twice: %s; then %s (the rig\'s '
+                         'nested SVM under KVM\'s LAPIC, not irqlab: '
+                         'docs/LINUX.md); consoles in %s.* and %s.*' % (
+                             why, again, first,
+                             os.path.relpath(str(r.base), ROOT)))
     run = check_guest(r, 2)
     harness.note('linux guest, irqlab-vmm %s, 2 vCPUs: /init at %.2f s, '
                  'futex wake -t 1 %.4f ms, %d exits' % (
