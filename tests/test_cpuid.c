@@ -216,3 +216,86 @@ Test(cpuid, pv_leaves_need_room)
 {
 	cr_assert_eq(cpuid_set_pv(c, 3, 1, 0), -1);
 }
+
+/* leaf 0 and Fn8000_0000 as an AMD host's KVM lists them */
+static void amd_host(void)
+{
+	memcpy(&get(0)->ebx, "Auth", 4);
+	memcpy(&get(0)->edx, "enti", 4);
+	memcpy(&get(0)->ecx, "cAMD", 4);
+	c->entries[c->nent++] = (struct kvm_cpuid_entry2){
+		.function = 0x80000000u, .eax = 0x80000021u };
+	memcpy(&get(0x80000000u)->ebx, "Auth", 4);
+	memcpy(&get(0x80000000u)->edx, "enti", 4);
+	memcpy(&get(0x80000000u)->ecx, "cAMD", 4);
+}
+
+Test(cpuid, vendor_intel_in_ebx_edx_ecx_order)
+{
+	char v[13];
+
+	amd_host();
+	cr_assert_eq(cpuid_set_vendor(c, CPUID_VENDOR_INTEL), 0);
+	/* SDM vol. 2A, CPUID leaf 0: "Genu" in EBX, "ineI" in EDX, "ntel" in ECX */
+	cr_expect_eq(memcmp(&get(0)->ebx, "Genu", 4), 0);
+	cr_expect_eq(memcmp(&get(0)->edx, "ineI", 4), 0);
+	cr_expect_eq(memcmp(&get(0)->ecx, "ntel", 4), 0);
+	cr_expect_eq(get(0)->eax, 0xd, "the max leaf is not the vendor's");
+	cr_expect_eq(get(1)->eax, 0x600, "family and model stay the host's");
+	/* the SDM reserves EBX, ECX, EDX of 80000000H; the max stays */
+	cr_expect_eq(get(0x80000000u)->eax, 0x80000021u);
+	cr_expect_eq(get(0x80000000u)->ebx | get(0x80000000u)->ecx |
+		     get(0x80000000u)->edx, 0);
+	cpuid_vendor_string(c, v);
+	cr_expect_str_eq(v, "GenuineIntel");
+}
+
+Test(cpuid, vendor_amd_repeats_in_fn8000_0000)
+{
+	char v[13];
+
+	cr_assert_eq(cpuid_set_vendor(c, CPUID_VENDOR_AMD), 0);
+	cpuid_vendor_string(c, v);
+	cr_expect_str_eq(v, "AuthenticAMD");
+	c->entries[c->nent++] = (struct kvm_cpuid_entry2){
+		.function = 0x80000000u, .eax = 0x80000008u };
+	cr_assert_eq(cpuid_set_vendor(c, CPUID_VENDOR_AMD), 0);
+	cr_expect_eq(memcmp(&get(0x80000000u)->ebx, "Auth", 4), 0);
+	cr_expect_eq(memcmp(&get(0x80000000u)->edx, "enti", 4), 0);
+	cr_expect_eq(memcmp(&get(0x80000000u)->ecx, "cAMD", 4), 0);
+}
+
+Test(cpuid, vendor_host_changes_nothing)
+{
+	char v[13];
+
+	amd_host();
+	cr_assert_eq(cpuid_set_vendor(c, CPUID_VENDOR_HOST), 0);
+	cpuid_vendor_string(c, v);
+	cr_expect_str_eq(v, "AuthenticAMD");
+	cr_expect_eq(memcmp(&get(0x80000000u)->ecx, "cAMD", 4), 0);
+}
+
+Test(cpuid, vendor_without_leaf_0_is_an_error)
+{
+	char v[13] = "x";
+
+	c->entries[0].function = 2;	/* no leaf 0 left */
+	cr_expect_eq(cpuid_set_vendor(c, CPUID_VENDOR_INTEL), -1);
+	cpuid_vendor_string(c, v);
+	cr_expect_str_eq(v, "");
+}
+
+Test(cpuid, vendor_parse)
+{
+	enum cpuid_vendor v = CPUID_VENDOR_HOST;
+
+	cr_expect_eq(cpuid_vendor_parse("intel", &v), 0);
+	cr_expect_eq(v, CPUID_VENDOR_INTEL);
+	cr_expect_eq(cpuid_vendor_parse("amd", &v), 0);
+	cr_expect_eq(v, CPUID_VENDOR_AMD);
+	cr_expect_eq(cpuid_vendor_parse("host", &v), 0);
+	cr_expect_eq(v, CPUID_VENDOR_HOST);
+	cr_expect_eq(cpuid_vendor_parse("Intel", &v), -1);
+	cr_expect_eq(cpuid_vendor_parse("", &v), -1);
+}

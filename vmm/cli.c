@@ -58,6 +58,9 @@ static void usage(FILE *f)
 "      --cpuid-freq WHICH  the TSC and APIC timer rates in CPUID: on (leaves\n"
 "                          0x15, 0x16, 0x40000010; default), off (zeroed, as\n"
 "                          Hyper-V does), 16 (0x16 only), hv (0x40000010)\n"
+"      --cpu-vendor WHO    the vendor string in CPUID: host (default), intel\n"
+"                          or amd; family, model and features stay the\n"
+"                          host's (Linux reads CPUID 0x15 only on Intel)\n"
 "      --pv-eoi on|off     paravirtual EOI (default off): user irqchip,\n"
 "                          irqlab's flag word (CPUID 0x40000001 bit 0);\n"
 "                          kernel and split, KVM's MSR_KVM_PV_EOI_EN\n"
@@ -146,6 +149,7 @@ enum {
 	OPT_TRACE,
 	OPT_IOAPIC,
 	OPT_CPUID_FREQ,
+	OPT_CPU_VENDOR,
 	OPT_PV_IPI,
 	OPT_TIMEOUT,
 	OPT_NO_SECCOMP,
@@ -171,6 +175,7 @@ static const struct option options[] = {
 	{ "trace", required_argument, NULL, OPT_TRACE },
 	{ "ioapic", required_argument, NULL, OPT_IOAPIC },
 	{ "cpuid-freq", required_argument, NULL, OPT_CPUID_FREQ },
+	{ "cpu-vendor", required_argument, NULL, OPT_CPU_VENDOR },
 	{ "pv-ipi", required_argument, NULL, OPT_PV_IPI },
 	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 	{ "no-seccomp", no_argument, NULL, OPT_NO_SECCOMP },
@@ -302,6 +307,11 @@ void cli_parse(int argc, char **argv, struct vmm_config *cfg)
 		case OPT_CPUID_FREQ:
 			if (cpuid_freq_parse(optarg, &cfg->cpuid_freq))
 				bad_usage("--cpuid-freq must be on, off, 16 or hv, "
+					  "not '%s'", optarg);
+			break;
+		case OPT_CPU_VENDOR:
+			if (cpuid_vendor_parse(optarg, &cfg->cpu_vendor))
+				bad_usage("--cpu-vendor must be host, intel or amd, "
 					  "not '%s'", optarg);
 			break;
 		case OPT_PV_IPI:

@@ -68,6 +68,7 @@ struct vmm_config {
 	unsigned trace;		/* TRACE_* */
 	enum ioapic_policy ioapic_policy;	/* --ioapic */
 	enum cpuid_freq cpuid_freq;		/* --cpuid-freq */
+	enum cpuid_vendor cpu_vendor;		/* --cpu-vendor */
 	bool pv_eoi;		/* --pv-eoi: irqlab's (user) or KVM's (kernel, split) */
 	bool kvm_pv;		/* --kvm-pv: KVM's PV leaves at 0x40000100 */
 	bool stats;

@@ -75,6 +75,22 @@ def test_calib_hv(boot):
     has(r, '^@calib source=hv .* pio_exits=0 ')
 
 
+@pytest.mark.parametrize('vendor,sig', [('intel', 'GenuineIntel'),
+                                        ('amd', 'AuthenticAMD')])
+def test_cpu_vendor(boot, vendor, sig):
+    """--cpu-vendor: the kernel reads the string from leaf 0, and the
+    frequency leaves stay (calibration takes 0x15 whatever the vendor);
+    irqlab-vmm says when the string is not the host's."""
+    r = boot.vmm('vendor-' + vendor, '--cpu-vendor', vendor, K)
+    status(r, 0)
+    has(r, '^@cpuid vendor=%s ' % sig)
+    has(r, '^@calib source=cpuid15 ')
+    host = open('/proc/cpuinfo').read()
+    if 'vendor_id\t: %s' % sig not in host and not boot.nested:
+        has(r, '^irqlab-vmm: --cpu-vendor: the guest sees %s on this ' % sig,
+            'err')
+
+
 @pytest.mark.parametrize('chip', ['user', 'kernel'])
 def test_calib_accuracy(boot, chip):
     """The APIC timer measured against the CPUID-given TSC: within 0.1% of

@@ -74,6 +74,8 @@ BAD = [
     (2, "--hlt must be exit or guest, not 'never'", ['--hlt', 'never', K]),
     (2, "--cpuid-freq must be on, off, 16 or hv, not 'x'",
      ['--cpuid-freq', 'x', K]),
+    (2, "--cpu-vendor must be host, intel or amd, not 'via'",
+     ['--cpu-vendor', 'via', K]),
     (2, "--ioapic must be optimized or naive, not 'fast'",
      ['--ioapic', 'fast', K]),
     (2, '--trace needs a class', ['--trace=', K]),

@@ -20,6 +20,61 @@ int cpuid_freq_parse(const char *s, enum cpuid_freq *f)
 	return -1;
 }
 
+int cpuid_vendor_parse(const char *s, enum cpuid_vendor *v)
+{
+	static const char *const names[] = { "host", "intel", "amd" };
+	unsigned i;
+
+	for (i = 0; i < 3; i++)
+		if (!strcmp(s, names[i])) {
+			*v = (enum cpuid_vendor)i;
+			return 0;
+		}
+	return -1;
+}
+
+/* SDM vol. 2A, CPUID leaf 0: the string is in EBX, EDX, ECX, in order */
+static void sig_put(struct kvm_cpuid_entry2 *e, const char *sig)
+{
+	memcpy(&e->ebx, sig, 4);
+	memcpy(&e->edx, sig + 4, 4);
+	memcpy(&e->ecx, sig + 8, 4);
+}
+
+int cpuid_set_vendor(struct kvm_cpuid2 *c, enum cpuid_vendor v)
+{
+	struct kvm_cpuid_entry2 *e0 = cpuid_find(c, 0, 0);
+	struct kvm_cpuid_entry2 *x0 = cpuid_find(c, 0x80000000u, 0);
+
+	if (!e0)
+		return -1;
+	if (v == CPUID_VENDOR_HOST)
+		return 0;
+	sig_put(e0, v == CPUID_VENDOR_INTEL ? "GenuineIntel" : "AuthenticAMD");
+	/* Fn8000_0000: the APM repeats the vendor there; the SDM reserves
+	 * EBX, ECX and EDX of 80000000H (zero) */
+	if (x0) {
+		if (v == CPUID_VENDOR_AMD)
+			sig_put(x0, "AuthenticAMD");
+		else
+			x0->ebx = x0->ecx = x0->edx = 0;
+	}
+	return 0;
+}
+
+void cpuid_vendor_string(struct kvm_cpuid2 *c, char *buf)
+{
+	struct kvm_cpuid_entry2 *e0 = cpuid_find(c, 0, 0);
+
+	buf[0] = 0;
+	if (!e0)
+		return;
+	memcpy(buf, &e0->ebx, 4);
+	memcpy(buf + 4, &e0->edx, 4);
+	memcpy(buf + 8, &e0->ecx, 4);
+	buf[12] = 0;
+}
+
 struct kvm_cpuid_entry2 *cpuid_find(struct kvm_cpuid2 *c, uint32_t function,
 				    uint32_t index)
 {

@@ -14,6 +14,10 @@
  *   0x40000100  "KVMKVMKVM\0\0\0", EAX = 0x40000101, only when KVM's PV
  *               features are offered (kernel and split irqchip)
  *   0x40000101  EAX = KVM_FEATURE_* bits (KVM's cpuid.rst, hw/kvm_pv.h)
+ *
+ * And the vendor (--cpu-vendor): leaf 0's EBX, EDX, ECX, and the same
+ * string in 0x80000000's on AMD (zero on Intel), SDM vol. 2A and the APM
+ * vol. 3, CPUID Fn0000_0000 and Fn8000_0000.
  */
 #ifndef VMM_CPUID_H
 #define VMM_CPUID_H
@@ -28,12 +32,31 @@ enum cpuid_freq {
 	CPUID_FREQ_HV,		/* leaf 0x40000010 only */
 };
 
+enum cpuid_vendor {
+	CPUID_VENDOR_HOST,	/* the host's, as KVM lists it (the default) */
+	CPUID_VENDOR_INTEL,	/* "GenuineIntel" */
+	CPUID_VENDOR_AMD,	/* "AuthenticAMD" */
+};
+
 #define CPUID_HV_BASE		0x40000000u
 #define CPUID_HV_TIMING		0x40000010u
 #define CPUID_HV_SIGNATURE	"irqlabirqlab"
 
 /* "on", "off", "16" or "hv"; -1 for anything else */
 int cpuid_freq_parse(const char *s, enum cpuid_freq *f);
+
+/* "host", "intel" or "amd"; -1 for anything else */
+int cpuid_vendor_parse(const char *s, enum cpuid_vendor *v);
+
+/*
+ * Put @v's vendor string in leaves 0 and 0x80000000 of @c (nothing for
+ * CPUID_VENDOR_HOST).  Only the string changes: the family, model and
+ * feature bits stay the host's.  0, or -1 when @c has no leaf 0.
+ */
+int cpuid_set_vendor(struct kvm_cpuid2 *c, enum cpuid_vendor v);
+
+/* @c's vendor string, NUL-terminated, into @buf (13 bytes); "" if none */
+void cpuid_vendor_string(struct kvm_cpuid2 *c, char *buf);
 
 /*
  * Edit @c (room for @max entries) for @mode, with the TSC at @tsc_khz and

@@ -422,6 +422,24 @@ static void kvm_cpuid_pv(struct vm *vm, struct kvm_cpuid2 *c, uint32_t kvm_has)
 		die(EXIT_HOST, "CPUID: no room for the PV leaves");
 }
 
+/*
+ * --cpu-vendor: only the string changes.  The guest still runs on the
+ * host's CPU, so where the two vendors differ (SYSENTER in 64-bit mode,
+ * VMCALL against VMMCALL) it is KVM that emulates or faults: say so.
+ */
+static void kvm_cpuid_vendor(struct vm *vm, struct kvm_cpuid2 *c)
+{
+	char host[13], guest[13];
+
+	cpuid_vendor_string(c, host);
+	if (cpuid_set_vendor(c, vm->cfg->cpu_vendor))
+		die(EXIT_HOST, "CPUID: KVM lists no leaf 0");
+	cpuid_vendor_string(c, guest);
+	if (strcmp(host, guest))
+		warn("--cpu-vendor: the guest sees %s on this %s CPU; family, "
+		     "model and features stay the host's", guest, host);
+}
+
 void kvm_create_vcpus(struct vm *vm)
 {
 	struct kvm_cpuid2 *cpuid = kvm_supported_cpuid(vm);
@@ -443,6 +461,7 @@ void kvm_create_vcpus(struct vm *vm)
 	if (vm->cfg->cpuid_freq != CPUID_FREQ_OFF && !vm->tsc_khz)
 		warn("KVM_GET_TSC_KHZ failed: no CPUID frequency leaves");
 	kvm_cpuid_pv(vm, cpuid, kvm_has);
+	kvm_cpuid_vendor(vm, cpuid);
 	for (i = 0; i < vm->nr_vcpus; i++) {
 		if (i && vm->cfg->irqchip == IRQCHIP_USER)
 			kvm_tsc_offset(&vm->vcpus[i]);
