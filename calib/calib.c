@@ -167,7 +167,10 @@ static uint32_t max_hv(struct leaves *l)
  * is not enumerated, ECX = 0 that the crystal is not; then the leaf gives
  * no frequency (Linux would look up the crystal by CPU model; we fall back
  * to leaf 0x16).  The product is exact; the only error is the rounding
- * of the division.
+ * of the division.  That is the leaf's precision, not the VMM's: a VMM
+ * may round the ratio it encodes (irqlab-vmm does, by up to 27 ppm with
+ * its 1 GHz crystal, so that Linux's 32-bit arithmetic holds it:
+ * docs/CALIB.md), and no leaf says so.
  */
 static int leaf_15(struct leaves *l)
 {

@@ -62,12 +62,83 @@ Test(cpuid, on_gives_all_three_leaves_exactly)
 
 Test(cpuid, odd_rates_reduce_to_lowest_terms)
 {
-	cpuid_set_freq(c, MAX, CPUID_FREQ_ON, 2994374, 25000000);
-	/* 2994374000 / 25000000 = 2994374 / 25000 = 1497187 / 12500 */
-	cr_expect_eq(get(0x15)->ebx, 1497187);
-	cr_expect_eq(get(0x15)->eax, 12500);
+	/* 2994375000 / 24000000 = 2994375 / 24000 = 7985 / 64, and 24000 *
+	 * 7985 fits Linux's 32 bits, so it stays exact */
+	cpuid_set_freq(c, MAX, CPUID_FREQ_ON, 2994375, 24000000);
+	cr_expect_eq(get(0x15)->ebx, 7985);
+	cr_expect_eq(get(0x15)->eax, 64);
 	cr_expect_eq((uint64_t)get(0x15)->ecx * get(0x15)->ebx / get(0x15)->eax,
-		     2994374000ull);
+		     2994375000ull);
+}
+
+/* Linux 6.1, native_calibrate_tsc(): all unsigned int */
+static uint32_t linux_tsc_khz(void)
+{
+	uint32_t crystal_khz = get(0x15)->ecx / 1000;
+
+	return crystal_khz * get(0x15)->ebx / get(0x15)->eax;
+}
+
+Test(cpuid, leaf15_fits_linuxs_32_bit_product)
+{
+	/* the rate that made Linux see a 1.99 MHz TSC: 1298061 / 500000 */
+	cpuid_set_freq(c, MAX, CPUID_FREQ_ON, 2596122, 1000000000);
+	cr_expect_leq((uint64_t)(get(0x15)->ecx / 1000) * get(0x15)->ebx,
+		      UINT32_MAX);
+	cr_expect_eq(get(0x15)->ebx, 3079);
+	cr_expect_eq(get(0x15)->eax, 1186);
+	cr_expect_eq(get(0x15)->ecx, 1000000000, "the crystal stays exact");
+	cr_expect_eq(linux_tsc_khz(), 2596121, "0.22 ppm under 2596122");
+}
+
+Test(cpuid, leaf15_error_bound_over_1_to_5_ghz)
+{
+	/* the worst error over the sweep, found by an exact search */
+	static const uint32_t crystals[] = { 1000000000, 100000000, 25000000,
+					     24000000, 19200000, 1000000 };
+	static const double max_ppm[] = { 27, 8, 3, 3, 3, 1 };
+	unsigned i;
+	uint32_t khz;
+
+	for (i = 0; i < sizeof(crystals) / sizeof(crystals[0]); i++)
+		for (khz = 1000000; khz <= 5000000; khz += 997) {
+			uint64_t want = (uint64_t)khz * 1000, got;
+			double ppm;
+
+			setup();
+			cpuid_set_freq(c, MAX, CPUID_FREQ_ON, khz, crystals[i]);
+			cr_assert_leq((uint64_t)(get(0x15)->ecx / 1000) *
+				      get(0x15)->ebx, UINT32_MAX,
+				      "%u kHz on %u Hz: Linux's product overflows",
+				      khz, crystals[i]);
+			got = (uint64_t)get(0x15)->ecx * get(0x15)->ebx /
+			      get(0x15)->eax;
+			ppm = (got > want ? got - want : want - got) * 1e6 / want;
+			cr_assert_leq(ppm, max_ppm[i],
+				      "%u kHz on %u Hz: %.2f ppm", khz,
+				      crystals[i], ppm);
+			teardown();
+		}
+	setup();	/* for the suite's .fini */
+}
+
+Test(cpuid, ratio_fit_is_exact_when_it_fits_and_nearest_else)
+{
+	uint64_t p, q;
+
+	cpuid_ratio_fit(21, 10, 4294, &p, &q);
+	cr_expect(p == 21 && q == 10);
+	/* pi: 355/113 is the best with a numerator under 400 */
+	cpuid_ratio_fit(314159265, 100000000, 400, &p, &q);
+	cr_expect(p == 355 && q == 113, "%lu/%lu", (unsigned long)p,
+		  (unsigned long)q);
+	/* a ratio above the bound itself: the bound over 1 */
+	cpuid_ratio_fit(5000, 1, 4294, &p, &q);
+	cr_expect(p == 4294 && q == 1);
+	/* 2.6001 on 4294: 4285/1648 (a semiconvergent) */
+	cpuid_ratio_fit(26001, 10000, 4294, &p, &q);
+	cr_expect(p == 4285 && q == 1648, "%lu/%lu", (unsigned long)p,
+		  (unsigned long)q);
 }
 
 Test(cpuid, off_zeroes_them_as_hyperv_does)

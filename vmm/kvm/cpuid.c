@@ -161,25 +161,88 @@ int cpuid_set_pv(struct kvm_cpuid2 *c, unsigned max, uint32_t irqlab_features,
 	return 0;
 }
 
+/* |p/q - n/d| for two candidates: is a/b nearer n/d than c/e? */
+static bool nearer(uint64_t a, uint64_t b, uint64_t c, uint64_t e,
+		   uint64_t n, uint64_t d)
+{
+	unsigned __int128 x = (unsigned __int128)a * d, y = (unsigned __int128)b * n;
+	unsigned __int128 u = (unsigned __int128)c * d, v = (unsigned __int128)e * n;
+	unsigned __int128 ea = x > y ? x - y : y - x, ec = u > v ? u - v : v - u;
+
+	return ea * e < ec * b;		/* |a/b - n/d| < |c/e - n/d| */
+}
+
 /*
- * SDM vol. 2A, leaf 15H: TSC frequency = ECX * EBX / EAX.  The ratio is
- * reduced to lowest terms, so it is exact whenever the two rates are.
+ * The fraction nearest @n / @d whose numerator is at most @max_p: the
+ * exact one when it fits, else the nearer of the last convergent that
+ * fits and the largest semiconvergent after it (continued fractions;
+ * Khinchin, "Continued Fractions", ch. II, the best approximations).
+ */
+void cpuid_ratio_fit(uint64_t n, uint64_t d, uint64_t max_p, uint64_t *p,
+		     uint64_t *q)
+{
+	uint64_t p0 = 0, q0 = 1, p1 = 1, q1 = 0, a, k, t, sp, sq;
+	const uint64_t n0 = n, d0 = d;
+
+	while (d) {
+		a = n / d;
+		if (a * p1 + p0 > max_p) {
+			k = (max_p - p0) / p1;
+			sp = k * p1 + p0;
+			sq = k * q1 + q0;
+			if (!q1 || (k && nearer(sp, sq, p1, q1, n0, d0))) {
+				p1 = sp;
+				q1 = sq;
+			}
+			break;
+		}
+		t = a * p1 + p0;
+		p0 = p1;
+		p1 = t;
+		t = a * q1 + q0;
+		q0 = q1;
+		q1 = t;
+		t = n % d;
+		n = d;
+		d = t;
+	}
+	*p = p1;
+	*q = q1;
+}
+
+/*
+ * SDM vol. 2A, leaf 15H: TSC frequency = ECX * EBX / EAX, ECX the
+ * crystal (here the APIC timer's clock) in Hz.
+ *
+ * Linux's native_calibrate_tsc() (arch/x86/kernel/tsc.c, 6.1) computes
+ * crystal_khz * EBX / EAX in 32-bit unsigned arithmetic.  With a 1 GHz
+ * crystal the exact ratio in lowest terms overflows it: 2596122 kHz is
+ * 1298061 / 500000, and Linux took a 1.99 MHz TSC and livelocked on
+ * TSC-deadline interrupts (docs/CALIB.md).  So EBX is held to
+ * UINT32_MAX / crystal kHz: the exact ratio when it fits (any rate with
+ * a 25 MHz crystal, 2.1 GHz on 1 GHz), else the nearest fraction that
+ * does: for 1-5 GHz, within 27 ppm on a 1 GHz crystal (most rates
+ * within 1 ppm: 2596122 kHz is off by 0.22), 3 ppm on 25 MHz
+ * (tests/test_cpuid.c).
  */
 static int leaf15(struct kvm_cpuid_entry2 *e, uint32_t tsc_khz, uint64_t apic_hz)
 {
-	uint64_t tsc = (uint64_t)tsc_khz * 1000, g;
+	uint64_t tsc = (uint64_t)tsc_khz * 1000, g, p, q, max_p = UINT32_MAX;
 
 	if (!tsc || !apic_hz || apic_hz > UINT32_MAX) {
 		zero(e);
 		return 0;
 	}
+	if (apic_hz >= 1000)
+		max_p = UINT32_MAX / (apic_hz / 1000);
 	g = gcd(tsc, apic_hz);
-	if (tsc / g > UINT32_MAX || apic_hz / g > UINT32_MAX) {
+	cpuid_ratio_fit(tsc / g, apic_hz / g, max_p, &p, &q);
+	if (!p || !q || q > UINT32_MAX) {
 		zero(e);
 		return 0;
 	}
-	e->eax = apic_hz / g;		/* denominator */
-	e->ebx = tsc / g;		/* numerator */
+	e->eax = q;			/* denominator */
+	e->ebx = p;			/* numerator */
 	e->ecx = apic_hz;		/* crystal Hz */
 	e->edx = 0;
 	return 0;

@@ -5,7 +5,8 @@
  *
  *   0x15        EBX/EAX = TSC / crystal, ECX = crystal Hz (SDM vol. 2A,
  *               CPUID leaf 15H); the crystal is the APIC timer's clock,
- *               as the SDM says it is when 0x15 enumerates it
+ *               as the SDM says it is when 0x15 enumerates it; EBX kept
+ *               small enough for Linux's 32-bit arithmetic (cpuid.c)
  *   0x16        EAX = TSC base MHz, EBX = max MHz, ECX = bus MHz (leaf 16H)
  *   0x40000000  "irqlabirqlab", EAX = 0x40000010, the highest leaf
  *   0x40000001  EAX = irqlab's PV features (IRQLAB_FEATURE_*, hw/irqlab.h)
@@ -44,6 +45,13 @@ enum cpuid_vendor {
 
 /* "on", "off", "16" or "hv"; -1 for anything else */
 int cpuid_freq_parse(const char *s, enum cpuid_freq *f);
+
+/*
+ * The fraction @p / @q nearest @n / @d with @p <= @max_p (exact when the
+ * lowest terms fit): leaf 0x15's ratio.  @n, @d > 0, @max_p >= 1.
+ */
+void cpuid_ratio_fit(uint64_t n, uint64_t d, uint64_t max_p, uint64_t *p,
+		     uint64_t *q);
 
 /* "host", "intel" or "amd"; -1 for anything else */
 int cpuid_vendor_parse(const char *s, enum cpuid_vendor *v);
