@@ -24,8 +24,11 @@ with status 0 (ACPI S5).  A failed cell keeps its evidence: the status,
 the last console lines.
 
 --profile: user irqchip, 2 vCPUs, xAPIC, booted with --cpuid-freq on and
-off (--profile-cpus, --profile-vmm-args add to it): irqlab-vmm's exits
-by port, MMIO and MSR; in particular the LAPIC current-count reads
+off, each with the CPU's own vendor string and with the other one
+(--cpu-vendor; --profile-vendors, --profile-cpus, --profile-vmm-args
+change it): Linux 6.1 takes the TSC and APIC timer rates from CPUID 0x15
+only when the vendor is Intel (native_calibrate_tsc()).  irqlab-vmm's
+exits by port, MMIO and MSR; in particular the LAPIC current-count reads
 (TMCCT: lapic+0x390, x2APIC MSR 0x839), the PIT (0x40-0x43) and port
 0x61 accesses, and the PM timer's (0x608).
 
@@ -240,15 +243,43 @@ def profile_counts(cell):
             for what, kind, key in PROFILE_KEYS}
 
 
+def guest_vendor():
+    """The vendor string of the CPU irqlab-vmm's guest runs on: the host's
+    where /dev/kvm is real, the nested rig's (QEMU's qemu64: AMD) else."""
+    if linux.host_kvm()[0] != 'real':
+        return 'amd'
+    try:
+        with open('/proc/cpuinfo') as f:
+            return 'intel' if 'GenuineIntel' in f.read(4096) else 'amd'
+    except OSError:
+        return 'amd'
+
+
+def profile_vendors(names):
+    """--profile-vendors as --cpu-vendor values, 'other' resolved, each
+    once, the CPU's own vendor as 'host'."""
+    own = guest_vendor()
+    out = []
+    for v in names:
+        v = {'other': 'amd' if own == 'intel' else 'intel'}.get(v, v)
+        v = 'host' if v == own else v
+        if v not in out:
+            out.append(v)
+    return out
+
+
 def profile(a):
     cells = []
-    for freq in ('on', 'off'):
-        c = Cell('profile-cpuid-freq-%s' % freq, 'user', a.profile_cpus,
-                 'xapic', ['--cpuid-freq=' + freq] + a.profile_vmm_args +
-                 a.vmm_args, 'nox2apic')
-        if '--kvm-pv=on' in c.vmm_args:
-            c.apic, c.append = 'x2apic', ''
-        cells.append(c)
+    for vendor in profile_vendors(a.profile_vendors):
+        for freq in ('on', 'off'):
+            pre = '' if vendor == 'host' else vendor + '-'
+            c = Cell('profile-%scpuid-freq-%s' % (pre, freq), 'user',
+                     a.profile_cpus, 'xapic',
+                     ['--cpuid-freq=' + freq, '--cpu-vendor=' + vendor] +
+                     a.profile_vmm_args + a.vmm_args, 'nox2apic')
+            if '--kvm-pv=on' in c.vmm_args:
+                c.apic, c.append = 'x2apic', ''
+            cells.append(c)
     for c in cells:
         t0 = time.monotonic()
         linux.say('linux-bench: %s ...' % c.name)

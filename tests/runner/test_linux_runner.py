@@ -81,3 +81,22 @@ def test_top_exits():
 def test_wake_summaries_parse_as_the_records_module_says():
     run = records.linux_run(CONSOLE)
     assert run.finished() and run.cpus == 2
+
+
+@pytest.mark.parametrize('own,names,want', [
+    ('amd', ['host', 'other'], ['host', 'intel']),
+    ('intel', ['host', 'other'], ['host', 'amd']),
+    ('amd', ['amd', 'intel', 'other'], ['host', 'intel']),
+    ('intel', ['intel'], ['host']),
+])
+def test_profile_vendors(monkeypatch, own, names, want):
+    from runner import linuxmatrix
+    monkeypatch.setattr(linuxmatrix, 'guest_vendor', lambda: own)
+    assert linuxmatrix.profile_vendors(names) == want
+
+
+def test_profile_vendors_option():
+    a = linux.parse_args(['--profile', '--profile-vendors', 'intel,host'])
+    assert a.profile_vendors == ['intel', 'host']
+    with pytest.raises(SystemExit):
+        linux.parse_args(['--profile', '--profile-vendors', 'via'])
