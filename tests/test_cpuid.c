@@ -233,7 +233,7 @@ Test(cpuid, pv_leaves_irqlab_bits_replace_kvms)
 {
 	kvm_leaves(0xffff);
 	cr_assert_eq(cpuid_set_freq(c, MAX, CPUID_FREQ_ON, 2100000, 1000000000), 0);
-	cr_assert_eq(cpuid_set_pv(c, MAX, 1u << 1, 0), 0);
+	cr_assert_eq(cpuid_set_pv(c, MAX, 1u << 1, 0, false), 0);
 	cr_expect_eq(get(CPUID_HV_BASE + 1)->eax, 1u << 1);
 	cr_expect_eq(get(CPUID_HV_BASE + 1)->edx, 0, "KVM's leftovers zeroed");
 	cr_expect_null(cpuid_find(c, KVM_PV_CPUID_BASE, 0),
@@ -245,7 +245,7 @@ Test(cpuid, pv_leaves_kvms_at_0x40000100)
 	struct kvm_cpuid_entry2 *h;
 
 	cr_assert_eq(cpuid_set_freq(c, MAX, CPUID_FREQ_ON, 2100000, 1000000000), 0);
-	cr_assert_eq(cpuid_set_pv(c, MAX, 0, KVM_PV_PV_SEND_IPI), 0);
+	cr_assert_eq(cpuid_set_pv(c, MAX, 0, KVM_PV_PV_SEND_IPI, false), 0);
 	cr_expect_eq(get(CPUID_HV_BASE + 1)->eax, 0);
 	h = get(KVM_PV_CPUID_BASE);
 	cr_expect_eq(h->eax, KVM_PV_CPUID_BASE + 1, "max leaf of KVM's range");
@@ -259,7 +259,7 @@ Test(cpuid, pv_leaves_kvms_at_0x40000100)
 Test(cpuid, pv_leaves_no_room)
 {
 	c->nent = MAX;
-	cr_expect_eq(cpuid_set_pv(c, MAX, 0, KVM_PV_PV_SEND_IPI), -1);
+	cr_expect_eq(cpuid_set_pv(c, MAX, 0, KVM_PV_PV_SEND_IPI, false), -1);
 }
 
 /* irqlab's feature leaf replaces KVM's; KVM's pair only when asked */
@@ -270,13 +270,13 @@ Test(cpuid, pv_leaves)
 	c->entries[c->nent++] = (struct kvm_cpuid_entry2){
 		.function = 0x40000001, .eax = 0x01007afb };	/* KVM's features */
 	cr_assert_eq(cpuid_set_freq(c, MAX, CPUID_FREQ_OFF, 0, 0), 0);
-	cr_assert_eq(cpuid_set_pv(c, MAX, 1, 0), 0);
+	cr_assert_eq(cpuid_set_pv(c, MAX, 1, 0, false), 0);
 	f = get(0x40000001);
 	cr_expect_eq(f->eax, 1);
 	cr_expect_eq(f->ebx | f->ecx | f->edx, 0);
 	cr_expect_geq(get(CPUID_HV_BASE)->eax, 0x40000001);
 	cr_expect_null(cpuid_find(c, 0x40000100, 0), "no KVM leaves");
-	cr_assert_eq(cpuid_set_pv(c, MAX, 0, 1u << 6), 0);
+	cr_assert_eq(cpuid_set_pv(c, MAX, 0, 1u << 6, false), 0);
 	cr_expect_eq(get(0x40000001)->eax, 0);
 	cr_expect_eq(get(0x40000100)->eax, 0x40000101);
 	cr_expect_eq(memcmp(&get(0x40000100)->ebx, "KVMKVMKVM\0\0\0", 12), 0);
@@ -285,7 +285,7 @@ Test(cpuid, pv_leaves)
 
 Test(cpuid, pv_leaves_need_room)
 {
-	cr_assert_eq(cpuid_set_pv(c, 3, 1, 0), -1);
+	cr_assert_eq(cpuid_set_pv(c, 3, 1, 0, false), -1);
 }
 
 /* leaf 0 and Fn8000_0000 as an AMD host's KVM lists them */
@@ -369,4 +369,21 @@ Test(cpuid, vendor_parse)
 	cr_expect_eq(v, CPUID_VENDOR_HOST);
 	cr_expect_eq(cpuid_vendor_parse("Intel", &v), -1);
 	cr_expect_eq(cpuid_vendor_parse("", &v), -1);
+}
+
+Test(cpuid, pv_leaves_kvm_signature_alone)
+{
+	char sig[12];
+
+	cr_assert_eq(cpuid_set_pv(c, MAX, 0, 0, true), 0);
+	memcpy(sig, &get(KVM_PV_CPUID_BASE)->ebx, 4);
+	memcpy(sig + 4, &get(KVM_PV_CPUID_BASE)->ecx, 4);
+	memcpy(sig + 8, &get(KVM_PV_CPUID_BASE)->edx, 4);
+	cr_expect_eq(memcmp(sig, KVM_PV_SIGNATURE, 12), 0);
+	cr_expect_eq(get(KVM_PV_CPUID_BASE)->eax, KVM_PV_CPUID_BASE + 1);
+	cr_expect_eq(get(KVM_PV_CPUID_BASE + 1)->eax, 0, "no feature");
+	teardown();
+	setup();
+	cr_assert_eq(cpuid_set_pv(c, MAX, 0, 0, false), 0);
+	cr_expect_null(cpuid_find(c, KVM_PV_CPUID_BASE, 0), "off: no leaf");
 }

@@ -80,11 +80,12 @@ static void usage(FILE *f)
 "                          default each allows only the system calls of\n"
 "                          its loop, and any other ends irqlab-vmm with\n"
 "                          status 20; docs/SECURITY.md)\n"
-"      --kvm-pv off|on     on: advertise KVM's paravirtual leaves at\n"
+"      --kvm-pv off|on|sig on: advertise KVM's paravirtual leaves at\n"
 "                          0x40000100 (kvmclock, steal time; with KVM's\n"
 "                          LAPIC also PV send-IPI, PV unhalt, TLB flush,\n"
-"                          sched yield); off (default): the emulated\n"
-"                          hardware only\n"
+"                          sched yield); sig: KVM's signature with no\n"
+"                          feature (Linux then takes x2APIC, and nothing\n"
+"                          else); off (default): the emulated hardware\n"
 "      --stats             print the exit table on stderr at exit\n"
 "      --stats-json FILE   write the exit counters as JSON to FILE\n"
 "  -h, --help              this text\n"
@@ -333,8 +334,12 @@ void cli_parse(int argc, char **argv, struct vmm_config *cfg)
 			cfg->no_seccomp = true;
 			break;
 		case OPT_KVM_PV:
-			cfg->kvm_pv = parse_on_off(optarg,
-				"--kvm-pv must be off or on, not '%s'");
+			if (!strcmp(optarg, "sig"))
+				cfg->kvm_pv = KVMPV_SIG;
+			else
+				cfg->kvm_pv = parse_on_off(optarg,
+					"--kvm-pv must be off, on or sig, not "
+					"'%s'") ? KVMPV_ON : KVMPV_OFF;
 			break;
 		case OPT_STATS:
 			cfg->stats = true;

@@ -50,6 +50,10 @@ enum irqchip_mode {
 	IRQCHIP_SPLIT,		/* KVM_CAP_SPLIT_IRQCHIP: LAPIC in KVM, ISA here */
 };
 
+/* --kvm-pv: no KVM leaf; KVM's signature and the PV features irqlab
+ * offers; or the signature alone (features 0) */
+enum kvm_pv_opt { KVMPV_OFF, KVMPV_ON, KVMPV_SIG };
+
 struct vmm_config {
 	unsigned cpus;
 	uint64_t mem_mib;
@@ -70,7 +74,7 @@ struct vmm_config {
 	enum cpuid_freq cpuid_freq;		/* --cpuid-freq */
 	enum cpuid_vendor cpu_vendor;		/* --cpu-vendor */
 	bool pv_eoi;		/* --pv-eoi: irqlab's (user) or KVM's (kernel, split) */
-	bool kvm_pv;		/* --kvm-pv: KVM's PV leaves at 0x40000100 */
+	enum kvm_pv_opt kvm_pv;	/* --kvm-pv: KVM's PV leaves at 0x40000100 */
 	bool stats;
 	const char *stats_json;
 	unsigned timeout_s;	/* --timeout: 0 for none */

@@ -470,8 +470,9 @@ def parse_args(argv):
     if any(x not in ('user', 'split', 'kernel') for x in a.matrix_irqchips):
         p.error('--matrix-irqchips: user, split, kernel')
     a.matrix_apics = [x for x in a.matrix_apics.split(',') if x]
-    if any(x not in ('xapic', 'x2apic') for x in a.matrix_apics):
-        p.error('--matrix-apics: xapic, x2apic')
+    if any(x not in ('xapic', 'x2apic', 'x2apic-pv')
+           for x in a.matrix_apics):
+        p.error('--matrix-apics: xapic, x2apic, x2apic-pv')
     if any(not 1 <= n <= 8 for n in a.matrix_cpus + [a.profile_cpus]):
         p.error('--matrix-cpus, --profile-cpus: 1 to 8')
     a.rows = [r for r in a.rows.split(',') if r]

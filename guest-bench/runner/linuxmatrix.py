@@ -5,16 +5,18 @@ and without the CPUID frequency leaves (docs/LINUX.md).
 
 --matrix: one boot per cell of {2, 4} vCPUs (--matrix-cpus) x {user,
 split, kernel} irqchip (--matrix-irqchips) x {xapic, x2apic}
-(--matrix-apics):
+(--matrix-apics; x2apic-pv is a third choice):
     xapic   irqlab-vmm's defaults (no paravirtual leaves) and `nox2apic`
             on Linux's command line.  (Without it Linux 6.1 declines the
             x2APIC anyway: with no interrupt remapping it enables x2APIC
             only under a hypervisor it knows, "x2apic: IRQ remapping
             doesn't support X2APIC mode".)
-    x2apic  --kvm-pv=on: KVM's signature at 0x40000100 is what makes
-            Linux enable x2APIC without interrupt remapping
-            (x86_init.hyper.x2apic_available); it also brings kvm-clock,
-            and with KVM's LAPIC (split, kernel) PV send-IPI.
+    x2apic  --kvm-pv=sig: KVM's signature at 0x40000100 with no feature,
+            which is what makes Linux enable x2APIC without interrupt
+            remapping (x86_init.hyper.x2apic_available), and nothing
+            else: the same emulated timers as xapic.
+    x2apic-pv  --kvm-pv=on: the signature and KVM's PV features
+            (kvm-clock; with KVM's LAPIC, split and kernel, PV send-IPI).
 Each boot runs `perf bench futex wake -t N` once (lg.bench) and prints
 the kernel log's APIC and clock lines (lg.dmesg=apic).  A cell passes
 when Linux reaches /init with every CPU online, in the APIC mode asked
@@ -43,7 +45,9 @@ from . import boot, linux, records
 
 MATRIX_JSON = os.path.join(linux.ROOT, 'bench-results/linux-matrix.json')
 PROFILE_JSON = os.path.join(linux.ROOT, 'bench-results/linux-profile.json')
-APIC_MODES = {'xapic': ((), 'nox2apic'), 'x2apic': (('--kvm-pv=on',), '')}
+APIC_MODES = {'xapic': ((), 'nox2apic'),
+              'x2apic': (('--kvm-pv=sig',), ''),
+              'x2apic-pv': (('--kvm-pv=on',), '')}
 # The exits Linux's TSC and LAPIC timer calibration make, by key of
 # --stats-json: (what, kind, key)
 PROFILE_KEYS = [
@@ -149,7 +153,7 @@ def judge(cell, run, res, grow):
         cell.tsc_mhz = b.get('tsc_mhz')
         if cell.cpus != cell.smp:
             bad.append('%s CPUs of %d' % (cell.cpus, cell.smp))
-        want = 1 if cell.apic == 'x2apic' else 0
+        want = 1 if cell.apic.startswith('x2apic') else 0
         if cell.x2apic != want:
             bad.append('x2apic=%s, wanted %d' % (cell.x2apic, want))
         end = run.irqs.get('end', {})
@@ -172,6 +176,20 @@ def judge(cell, run, res, grow):
         bad.append('status %s (%s)' % (res.status, res.describe()))
     if bad:
         cell.state = 'FAILED' if run.boot is not None else 'NO BOOT'
+
+
+def icr_text(cell):
+    """The ICR's exits (irqlab's LAPIC only): xAPIC ICR (read for the
+    busy bit, and written) + ICR2 (written), or the x2APIC ICR MSR."""
+    ex = (cell.stats or {}).get('exits', {})
+    mm, msr = ex.get('by_mmio', {}), ex.get('by_msr', {})
+    x = mm.get('lapic+0x300', 0) + mm.get('lapic+0x310', 0)
+    x2 = msr.get('0x830', 0)
+    if not cell.stats or not (x or x2):
+        return '-'
+    return ('0x300+0x310: %d + %d' % (mm.get('lapic+0x300', 0),
+                                      mm.get('lapic+0x310', 0))
+            if x else 'MSR 0x830: %d' % x2)
 
 
 def irq_text(cell):
@@ -220,10 +238,11 @@ def matrix(a):
             ': ' + '; '.join(c.why) if c.why else ''))
     head = ['irqchip', 'vCPUs', 'APIC', 'irqlab-vmm', 'Linux mode (its log)',
             'clocksource', '/init s', 'LOC/RES/CAL per CPU at the end',
-            'exits', 'status', 'state']
+            'ICR exits', 'exits', 'status', 'state']
     rows = [[c.irqchip, c.smp, c.apic, ' '.join(c.vmm_args) or 'default',
              mode_text(c), c.clocksource or '-', fmt(c.init_s),
-             irq_text(c), c.exits if c.exits is not None else '-',
+             irq_text(c), icr_text(c),
+             c.exits if c.exits is not None else '-',
              c.status, c.state] for c in cells]
     linux.say('')
     linux.say(md_table(head, rows))
@@ -277,7 +296,7 @@ def profile(a):
                      a.profile_cpus, 'xapic',
                      ['--cpuid-freq=' + freq, '--cpu-vendor=' + vendor] +
                      a.profile_vmm_args + a.vmm_args, 'nox2apic')
-            if '--kvm-pv=on' in c.vmm_args:
+            if any(v in c.vmm_args for v in ('--kvm-pv=on', '--kvm-pv=sig')):
                 c.apic, c.append = 'x2apic', ''
             cells.append(c)
     for c in cells:

@@ -135,7 +135,7 @@ static uint64_t gcd(uint64_t a, uint64_t b)
 }
 
 int cpuid_set_pv(struct kvm_cpuid2 *c, unsigned max, uint32_t irqlab_features,
-		 uint32_t kvm_features)
+		 uint32_t kvm_features, bool kvm_sig)
 {
 	struct kvm_cpuid_entry2 *h = leaf(c, max, CPUID_HV_BASE);
 	struct kvm_cpuid_entry2 *f = leaf(c, max, IRQLAB_CPUID_FEATURES), *k;
@@ -146,7 +146,7 @@ int cpuid_set_pv(struct kvm_cpuid2 *c, unsigned max, uint32_t irqlab_features,
 		h->eax = IRQLAB_CPUID_FEATURES;
 	zero(f);
 	f->eax = irqlab_features;
-	if (!kvm_features)
+	if (!kvm_features && !kvm_sig)
 		return 0;
 	h = leaf(c, max, KVM_PV_CPUID_BASE);
 	k = leaf(c, max, KVM_PV_CPUID_BASE + 1);

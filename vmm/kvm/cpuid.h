@@ -24,6 +24,7 @@
 #define VMM_CPUID_H
 
 #include <linux/kvm.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 enum cpuid_freq {
@@ -85,12 +86,13 @@ uint32_t cpuid_kvm_features(struct kvm_cpuid2 *c);
 /*
  * irqlab's feature leaf, EAX = @irqlab_features, in place of whatever KVM's
  * table had there (its own features, meaningless under irqlab's
- * signature); and, if @kvm_features is not 0, KVM's leaf pair at
- * 0x40000100 with them.  The 0x40000000 max leaf is raised to cover
+ * signature); and, if @kvm_features is not 0 or @kvm_sig is true, KVM's
+ * leaf pair at 0x40000100 with them (the signature with no feature when
+ * both are 0 and 1: --kvm-pv=sig).  The 0x40000000 max leaf is raised to cover
  * 0x40000001.  After cpuid_set_freq().  0, or -1 when @c has no room.
  */
 int cpuid_set_pv(struct kvm_cpuid2 *c, unsigned max, uint32_t irqlab_features,
-		 uint32_t kvm_features);
+		 uint32_t kvm_features, bool kvm_sig);
 
 /*
  * MAXPHYADDR as the guest's CPUID states it (SDM 4.1.4):

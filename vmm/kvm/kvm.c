@@ -395,7 +395,7 @@ static void kvm_cpuid_pv(struct vm *vm, struct kvm_cpuid2 *c, uint32_t kvm_has)
 		irqlab |= IRQLAB_FEATURE_PV_IPI;
 	if (vm->cfg->pv_eoi && vm->cfg->irqchip == IRQCHIP_USER)
 		irqlab |= IRQLAB_FEATURE_PV_EOI;
-	if (vm->cfg->kvm_pv) {
+	if (vm->cfg->kvm_pv == KVMPV_ON) {
 		kvm |= cpuid_kvm_pv_features(kvm_has,
 					     vm->cfg->irqchip != IRQCHIP_USER);
 		if (!kvm)
@@ -418,7 +418,8 @@ static void kvm_cpuid_pv(struct vm *vm, struct kvm_cpuid2 *c, uint32_t kvm_has)
 		     "(nor PV_UNHALT, PV_SCHED_YIELD)");
 		kvm &= ~KVM_PV_HYPERCALLS;
 	}
-	if (cpuid_set_pv(c, CPUID_MAX_ENTRIES, irqlab, kvm))
+	if (cpuid_set_pv(c, CPUID_MAX_ENTRIES, irqlab, kvm,
+			 vm->cfg->kvm_pv == KVMPV_SIG))
 		die(EXIT_HOST, "CPUID: no room for the PV leaves");
 }
 
