@@ -220,6 +220,23 @@ Test(pvport, phase_and_poweroff)
 	cr_assert_eq(pv_status, 0x31, "exit statuses are 8 bits");
 }
 
+/* /dev/port's one outb: PHASE only, a phase that exists only */
+Test(pvport, phase_by_one_byte)
+{
+	pvport_write(&pv, R(IRQLAB_PORT_PHASE), 1, IRQLAB_PHASE_BENCH, 0);
+	cr_assert_eq(pv_phase, IRQLAB_PHASE_BENCH);
+	cr_assert_eq(pv.bad_accesses, 0);
+	pvport_write(&pv, R(IRQLAB_PORT_PHASE), 1, IRQLAB_NR_PHASES, 0);
+	cr_assert_eq(pv_phase, IRQLAB_PHASE_BENCH, "bad phase ignored");
+	cr_assert_eq(pv.bad_accesses, 1);
+	pvport_write(&pv, R(IRQLAB_PORT_PHASE) + 1, 1, 0, 0);
+	pvport_write(&pv, R(IRQLAB_PORT_PHASE), 2, IRQLAB_PHASE_EARLY, 0);
+	pvport_write(&pv, R(IRQLAB_PORT_POWEROFF), 1, 0, 0);
+	cr_assert_eq(pv_phase, IRQLAB_PHASE_BENCH);
+	cr_assert_eq(pv.bad_accesses, 4, "other bytes and widths stay bad");
+	cr_assert_eq(pv_status, -1, "no power-off by one byte");
+}
+
 /* PV EOI: the word must be 4-byte aligned guest RAM; 0 turns it off */
 Test(pvport, pv_eoi_word_is_checked)
 {

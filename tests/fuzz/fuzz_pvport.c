@@ -30,7 +30,8 @@
  * address, up to its NUL, at most IRQLAB_CONSOLE_MAX bytes and within RAM;
  * a snapshot changes only the bytes [addr, addr + min(size, sizeof))
  * and tells the size it wrote and no more whole counters than fit; a bad
- * address, size, phase or width counts one bad access and calls nothing;
+ * address, size, phase or width counts one bad access and calls nothing
+ * (but one byte to PHASE, a phase that exists: /dev/port's outb);
  * the signature and version read back, the command ports read all-ones;
  * a PV EOI word handed on is 4-byte aligned inside guest RAM; a doorbell
  * request decoded "ok" names at least one APIC ID, none at or above the
@@ -232,6 +233,7 @@ static void op_port_write(struct pvport *pv, uint64_t off, unsigned size,
 			  uint64_t val)
 {
 	unsigned calls = s.outs + s.phases + s.poweroffs + s.snapshots;
+	unsigned phases = s.phases;
 	uint64_t bad = pv->bad_accesses;
 
 	if (size == 4 && off == REG(IRQLAB_PORT_CONSOLE)) {
@@ -243,7 +245,12 @@ static void op_port_write(struct pvport *pv, uint64_t off, unsigned size,
 		return;
 	}
 	pvport_write(pv, off, size, val, 0);
-	if (size != 4) {
+	if (size == 1 && off == REG(IRQLAB_PORT_PHASE) &&
+	    val < IRQLAB_NR_PHASES) {
+		/* /dev/port's one byte (pvport.c) */
+		CHECK(pv->bad_accesses == bad && s.phases == phases + 1 &&
+		      s.phase == val);
+	} else if (size != 4) {
 		CHECK(pv->bad_accesses == bad + 1);
 		CHECK(calls == s.outs + s.phases + s.poweroffs + s.snapshots);
 	}

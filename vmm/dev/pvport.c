@@ -97,6 +97,16 @@ void pvport_write(void *opaque, uint64_t off, unsigned size, uint64_t val,
 {
 	struct pvport *pv = opaque;
 
+	/*
+	 * PHASE also takes one byte: a Linux guest's userspace can reach a
+	 * port only through /dev/port, whose write_port() does one outb
+	 * per byte (drivers/char/mem.c).
+	 */
+	if (size == 1 && off == REG(IRQLAB_PORT_PHASE) &&
+	    val < IRQLAB_NR_PHASES) {
+		pv->set_phase(pv->ctx, (unsigned)val);
+		return;
+	}
 	if (size != 4) {
 		__atomic_add_fetch(&pv->bad_accesses, 1, __ATOMIC_RELAXED);
 		return;
