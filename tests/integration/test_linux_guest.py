@@ -15,7 +15,8 @@ What each boot must show (docs/RECORDS.md "Linux guest"): @linux with
 every CPU online; perf's "Wokeup" summary and its @linux_wake; the LAPIC
 timer (LOC) counting on every CPU during the benchmarks, and the IPIs
 (RES, CAL) counted; @linux_done with no failed line; Linux's "reboot:
-Power down" and the VMM's status 0 (a clean power-off)."""
+Power down" and the VMM's status 0 (a clean power-off); on irqlab-vmm,
+exits counted both before /init (phase early) and after (bench)."""
 import os
 import re
 import subprocess
@@ -127,9 +128,22 @@ def boot_irqlab(monkeypatch, irqchip, cpus, append, name=None):
                       timeout=VMM_TIMEOUT + 60, stats='json')
 
 
+def check_phases(r):
+    """/init's one byte through /dev/port moved irqlab-vmm from phase
+    early (the kernel's boot) to bench (docs/PROTOCOL.md)."""
+    ph = (r.stats or {}).get('exits', {}).get('by_phase', {})
+    early = ph.get('early', {}).get('total', 0)
+    bench = ph.get('bench', {}).get('total', 0)
+    assert early > 0 and bench > 0, '%s: exits by phase: early %s, bench ' \
+        '%s: /init did not set the phase\n%s' % (r.name, early, bench,
+                                                 r.report())
+    return early, bench
+
+
 def test_irqlab_user_2cpus(guest, monkeypatch):
     r = boot_irqlab(monkeypatch, 'user', 2, VMM_APPEND)
     run = check_guest(r, 2)
+    check_phases(r)
     harness.note('linux guest, irqlab-vmm user, 2 vCPUs: /init at %.2f s, '
                  'futex wake -t 1 %.4f ms, %d exits' % (
                      run.init_s, run.wake(1).ms, r.exits['total']))
@@ -197,6 +211,7 @@ def test_irqlab_kvm_lapic_2cpus(guest, monkeypatch, irqchip):
                              why, again, first,
                              os.path.relpath(str(r.base), ROOT)))
     run = check_guest(r, 2)
+    check_phases(r)
     harness.note('linux guest, irqlab-vmm %s, 2 vCPUs: /init at %.2f s, '
                  'futex wake -t 1 %.4f ms, %d exits' % (
                      irqchip, run.init_s, run.wake(1).ms, r.exits['total']))
