@@ -101,8 +101,9 @@ def vmm_loader_missing():
 
 
 # irqlab-vmm's own limit (a hung guest ends with status 18 and each
-# vCPU's registers and LAPIC on stderr), and the harness's, a minute more
-VMM_TIMEOUT = 300
+# vCPU's registers and LAPIC on stderr), and the harness's, a minute more;
+# a boot in the rig takes 12-16 s of irqlab-vmm's time, 20-60 s in all
+VMM_TIMEOUT = 150
 
 
 def boot_irqlab(monkeypatch, irqchip, cpus, append, name=None):
