@@ -7,30 +7,35 @@
 #include "hw/irqlab.h"
 #include "hw/kvm_pv.h"
 
+/* the index of @s in @names, or -1 */
+static int name_index(const char *const *names, unsigned n, const char *s)
+{
+	unsigned i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(s, names[i]))
+			return (int)i;
+	return -1;
+}
+
 int cpuid_freq_parse(const char *s, enum cpuid_freq *f)
 {
 	static const char *const names[] = { "on", "off", "16", "hv" };
-	unsigned i;
+	int i = name_index(names, 4, s);
 
-	for (i = 0; i < 4; i++)
-		if (!strcmp(s, names[i])) {
-			*f = (enum cpuid_freq)i;
-			return 0;
-		}
-	return -1;
+	if (i >= 0)
+		*f = (enum cpuid_freq)i;
+	return i < 0 ? -1 : 0;
 }
 
 int cpuid_vendor_parse(const char *s, enum cpuid_vendor *v)
 {
 	static const char *const names[] = { "host", "intel", "amd" };
-	unsigned i;
+	int i = name_index(names, 3, s);
 
-	for (i = 0; i < 3; i++)
-		if (!strcmp(s, names[i])) {
-			*v = (enum cpuid_vendor)i;
-			return 0;
-		}
-	return -1;
+	if (i >= 0)
+		*v = (enum cpuid_vendor)i;
+	return i < 0 ? -1 : 0;
 }
 
 /* SDM vol. 2A, CPUID leaf 0: the string is in EBX, EDX, ECX, in order */
