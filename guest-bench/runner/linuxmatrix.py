@@ -85,6 +85,7 @@ class Cell:
         self.stats = None
         self.klog = []
         self.tail = []
+        self.rig_fault = None   # the first boot's, when it was booted again
 
     def as_dict(self):
         d = dict(vars(self))
@@ -106,11 +107,12 @@ def boot_cell(a, cell, bench, grow=True):
     extra = ['--timeout', str(max(60, a.vmm_limit - 60))] + cell.vmm_args
     how = a.irqlab if a.irqlab != 'auto' else (
         'direct' if kind == 'real' else 'nested')
-    if how == 'direct':
-        cmd = [boot.VMM] + linux.vmm_linux_args(
-            cell.irqchip, cell.smp, append, js, extra=extra)
-        res = boot.run(cmd, a.vmm_limit, marks=(linux.INIT_MARK,))
-    else:
+
+    def boot_once():
+        if how == 'direct':
+            cmd = [boot.VMM] + linux.vmm_linux_args(
+                cell.irqchip, cell.smp, append, js, extra=extra)
+            return boot.run(cmd, a.vmm_limit, marks=(linux.INIT_MARK,))
         env = dict(os.environ, NESTED_MEM=str(linux.MEM_MB + 512))
         cmd = [linux.RIG, '-t', str(a.vmm_limit), '--'] + \
             linux.vmm_linux_args(cell.irqchip, cell.smp, append,
@@ -118,7 +120,10 @@ def boot_cell(a, cell, bench, grow=True):
                                  bzimage=linux.rel(linux.BZIMAGE),
                                  initrd=linux.rel(linux.INITRD),
                                  extra=extra)
-        res = boot.run(cmd, a.vmm_limit + 300, env=env)
+        return boot.run(cmd, a.vmm_limit + 300, env=env)
+
+    res, cell.rig_fault = linux.boot_rig_retry(cell.name, cell.irqchip, how,
+                                               boot_once)
     linux.save(cell.name, res)
     cell.status = res.status
     lines = [l.rstrip() for l in res.out.splitlines() if l.strip()]
@@ -246,11 +251,15 @@ def matrix(a):
              mode_text(c), c.clocksource or '-', fmt(c.init_s),
              irq_text(c), icr_text(c),
              c.exits if c.exits is not None else '-',
-             c.status, c.state] for c in cells]
+             c.status, c.state + (' (second boot)' if c.rig_fault else '')]
+            for c in cells]
     linux.say('')
     linux.say(md_table(head, rows))
     linux.say('')
     for c in cells:
+        if c.rig_fault:
+            linux.say('%s: booted twice, the first boot showed the nested '
+                      'rig\'s fault: %s' % (c.name, c.rig_fault))
         if c.why:
             linux.say('%s: %s: %s' % (c.name, c.state, '; '.join(c.why)))
             for l in c.tail:

@@ -18,7 +18,6 @@ timer (LOC) counting on every CPU during the benchmarks, and the IPIs
 Power down" and the VMM's status 0 (a clean power-off); on irqlab-vmm,
 exits counted both before /init (phase early) and after (bench)."""
 import os
-import re
 import subprocess
 
 import pytest
@@ -150,41 +149,16 @@ def test_irqlab_user_2cpus(guest, monkeypatch):
                      run.init_s, run.wake(1).ms, r.exits['total']))
 
 
-# Seen in the nested rig only, with KVM's LAPIC, in split and in kernel
-# mode alike (docs/LINUX.md "Faults of the nested rig"): an interrupt
-# taken with IF=0.
-# - The panic: KVM's LAPIC timer vector delivered a second time on the
-#   first instruction of its handler, with IF=0, so Linux enters with the
-#   user's GS base and its page faults recurse to the entry stack's guard
-#   page.
-# - The stall: a CPU spins for good on a lock inside an interrupt (a
-#   vector in service, IF=0) that it took while the code it interrupted
-#   held that lock with interrupts off; irqlab-vmm's --timeout dump shows
-#   it (and, once other CPUs run, RCU reports it).
-# In kernel mode irqlab emulates no interrupt controller at all, in split
-# mode KVM's LAPIC injects every vector, and irqlab's seccomp filter
-# forbids its vCPU threads every ioctl that writes a vCPU's registers or
-# events in both (docs/SECURITY.md): the fault is below irqlab-vmm.
-RIG_DOUBLE_DELIVERY = re.compile(
-    r'stack guard page was hit(.|\n)*'
-    r'RIP: 0010:asm_(sysvec_[a-z_]+|common_interrupt)\+0x0/')
-RIG_STALL_DUMP = re.compile(r'^irqlab-vmm: vcpu[0-9]+: running, RIP 0x[0-9a-f]+ '
-                            r'RFLAGS 0x[0-9a-f]+ \(IF=0\).*\n(  .*\n)*?'
-                            r'  ISR 0x', re.M)
-
-
+# The rig's fault (guest-bench/runner/linux.py, rig_fault()): seen in the
+# nested rig only, with KVM's LAPIC, in split and in kernel mode alike
+# (docs/LINUX.md "Faults of the nested rig"): an interrupt taken with
+# IF=0.  In kernel mode irqlab emulates no interrupt controller at all, in
+# split mode KVM's LAPIC injects every vector, and irqlab's seccomp
+# filter forbids its vCPU threads every ioctl that writes a vCPU's
+# registers or events in both (docs/SECURITY.md): the fault is below
+# irqlab-vmm.
 def rig_fault(r):
-    """The rig's interrupt-delivery fault this boot shows, or None."""
-    if r.status == 0:
-        return None
-    if RIG_DOUBLE_DELIVERY.search(r.out):
-        return ('an interrupt delivered again on its handler\'s first '
-                'instruction, with IF=0 (Linux panicked: status %s)' %
-                r.status)
-    if r.status == 18 and RIG_STALL_DUMP.search(r.err):
-        return ('a CPU stuck for good inside an interrupt with IF=0 (a '
-                'vector in service; --timeout: status 18)')
-    return None
+    return linux.rig_fault(r.status, r.out, r.err)
 
 
 @pytest.mark.parametrize('irqchip', ['split', 'kernel'])

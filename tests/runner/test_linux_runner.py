@@ -100,3 +100,43 @@ def test_profile_vendors_option():
     assert a.profile_vendors == ['intel', 'host']
     with pytest.raises(SystemExit):
         linux.parse_args(['--profile', '--profile-vendors', 'via'])
+
+
+PANIC = '''[   14.1] BUG: ENTRY_TRAMPOLINE stack guard page was hit at (____ptrval____)
+[   14.1] RIP: 0010:irqentry_enter+0x9/0x50
+[   14.1] RIP: 0010:asm_sysvec_apic_timer_interrupt+0x0/0x20
+[   14.1] Kernel panic - not syncing: Fatal exception in interrupt
+'''
+DUMP = '''irqlab-vmm: --timeout 150: the guest has not ended after 150 s
+irqlab-vmm: vcpu0: running, RIP 0xffffffffb6a5a170 RFLAGS 0x2 (IF=0), IA32_APIC_BASE 0xfee00900 (xAPIC)
+  TPR 0x10 PPR 0x30 SVR 0x1ff ESR 0x00 ID 0x00000000 LDR 0x01000000
+  IRR 0x30
+  ISR 0x30
+'''
+
+
+def test_rig_fault_reads_both_faces():
+    assert 'again on its handler' in linux.rig_fault(22, PANIC, '')
+    assert 'stuck for good' in linux.rig_fault(18, '', DUMP)
+    # not the rig's: a clean end, a stall with IF=1 or nothing in
+    # service, a panic elsewhere
+    assert linux.rig_fault(0, PANIC, DUMP) is None
+    assert linux.rig_fault(18, '', DUMP.replace('(IF=0)', '(IF=1)')) is None
+    assert linux.rig_fault(18, '', DUMP.replace('  ISR 0x30', '  ISR -')) \
+        is None
+    assert linux.rig_fault(22, PANIC.replace('+0x0/', '+0x16/'), '') is None
+    assert linux.rig_fault(124, '', DUMP) is None
+
+
+@pytest.mark.parametrize('how,irqchip,boots', [
+    ('nested', 'split', 2), ('nested', 'kernel', 2),
+    ('nested', 'user', 1), ('direct', 'split', 1)])
+def test_boot_rig_retry_once_in_the_rig_with_kvms_lapic(how, irqchip, boots):
+    seen = []
+
+    def boot_once():
+        seen.append(1)
+        return result(PANIC, status=22)
+    res, first = linux.boot_rig_retry('x', irqchip, how, boot_once)
+    assert len(seen) == boots and res.status == 22
+    assert (first is not None) == (boots == 2)
