@@ -387,22 +387,21 @@ def top_exits(ex, n=6):
     return ', '.join('%s %d' % kv for kv in keys[:n])
 
 
-def row_irqlab(a, irqchip, smp):
-    name = 'irqlab-' + irqchip
-    kind, why = host_kvm()
-    how = a.irqlab
-    if how == 'auto':
-        how = 'direct' if kind == 'real' else 'nested'
-    where = ('on this host\'s /dev/kvm (%s)' % why if how == 'direct' else
-             'in the nested rig (QEMU TCG, emulated SVM, kvm_amd): ' + why)
-    row = Row(name, 'irqlab-vmm --irqchip=%s%s, %s' % (
-        irqchip, ''.join(' ' + x for x in a.vmm_args), where))
-    js = os.path.join(OUT, name + '.json')
-    if os.path.exists(js):
-        os.unlink(js)
-    append = APPEND + ' quiet'     # as TCG: the console's exits left out
-    # irqlab-vmm's own limit first: a hung guest ends with its dump
-    extra = ['--timeout', str(max(60, a.vmm_limit - 60))] + a.vmm_args
+def irqlab_how(a):
+    """--irqlab: 'direct' or 'nested'; auto: direct where /dev/kvm is
+    real, else the nested rig."""
+    if a.irqlab != 'auto':
+        return a.irqlab
+    return 'direct' if host_kvm()[0] == 'real' else 'nested'
+
+
+def boot_irqlab_linux(a, name, how, irqchip, smp, append, js, vmm_args):
+    """irqlab-vmm with the Linux guest, --stats-json @js, directly or
+    (@how 'nested') in the rig, with irqlab-vmm's own --timeout under the
+    runner's limit, so a hung guest ends with its dump; booted again once
+    on the rig's fault (boot_rig_retry()).  Returns the boot.Result and
+    the first boot's fault, or None."""
+    extra = ['--timeout', str(max(60, a.vmm_limit - 60))] + list(vmm_args)
 
     def boot_once():
         if how == 'direct':
@@ -415,7 +414,23 @@ def row_irqlab(a, irqchip, smp):
             initrd=rel(INITRD), extra=extra)
         return boot.run(cmd, a.vmm_limit + 300, env=env)
 
-    res, first = boot_rig_retry(name, irqchip, how, boot_once)
+    return boot_rig_retry(name, irqchip, how, boot_once)
+
+
+def row_irqlab(a, irqchip, smp):
+    name = 'irqlab-' + irqchip
+    why = host_kvm()[1]
+    how = irqlab_how(a)
+    where = ('on this host\'s /dev/kvm (%s)' % why if how == 'direct' else
+             'in the nested rig (QEMU TCG, emulated SVM, kvm_amd): ' + why)
+    row = Row(name, 'irqlab-vmm --irqchip=%s%s, %s' % (
+        irqchip, ''.join(' ' + x for x in a.vmm_args), where))
+    js = os.path.join(OUT, name + '.json')
+    if os.path.exists(js):
+        os.unlink(js)
+    append = APPEND + ' quiet'     # as TCG: the console's exits left out
+    res, first = boot_irqlab_linux(a, name, how, irqchip, smp, append, js,
+                                   a.vmm_args)
     if first:
         row.how += '; booted twice: the first boot showed the rig\'s ' \
             'fault, ' + first

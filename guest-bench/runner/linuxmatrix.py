@@ -41,7 +41,7 @@ import json
 import os
 import time
 
-from . import boot, linux, records
+from . import linux, records
 
 MATRIX_JSON = os.path.join(linux.ROOT, 'bench-results/linux-matrix.json')
 PROFILE_JSON = os.path.join(linux.ROOT, 'bench-results/linux-profile.json')
@@ -101,29 +101,9 @@ def boot_cell(a, cell, bench, grow=True):
         os.unlink(js)
     append = '%s quiet %s lg.dmesg=apic lg.bench="%s"' % (
         linux.APPEND, cell.append, bench)
-    kind, why = linux.host_kvm()
-    # irqlab-vmm's own limit first, so a hung guest ends with each vCPU's
-    # registers and LAPIC on stderr (CELL.err) before the runner's
-    extra = ['--timeout', str(max(60, a.vmm_limit - 60))] + cell.vmm_args
-    how = a.irqlab if a.irqlab != 'auto' else (
-        'direct' if kind == 'real' else 'nested')
-
-    def boot_once():
-        if how == 'direct':
-            cmd = [boot.VMM] + linux.vmm_linux_args(
-                cell.irqchip, cell.smp, append, js, extra=extra)
-            return boot.run(cmd, a.vmm_limit, marks=(linux.INIT_MARK,))
-        env = dict(os.environ, NESTED_MEM=str(linux.MEM_MB + 512))
-        cmd = [linux.RIG, '-t', str(a.vmm_limit), '--'] + \
-            linux.vmm_linux_args(cell.irqchip, cell.smp, append,
-                                 linux.rel(js),
-                                 bzimage=linux.rel(linux.BZIMAGE),
-                                 initrd=linux.rel(linux.INITRD),
-                                 extra=extra)
-        return boot.run(cmd, a.vmm_limit + 300, env=env)
-
-    res, cell.rig_fault = linux.boot_rig_retry(cell.name, cell.irqchip, how,
-                                               boot_once)
+    res, cell.rig_fault = linux.boot_irqlab_linux(
+        a, cell.name, linux.irqlab_how(a), cell.irqchip, cell.smp, append,
+        js, cell.vmm_args)
     linux.save(cell.name, res)
     cell.status = res.status
     lines = [l.rstrip() for l in res.out.splitlines() if l.strip()]
