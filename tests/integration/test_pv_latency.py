@@ -38,6 +38,17 @@ def broadcasts(boot, name, *args, append=''):
     return r, out
 
 
+# stray exits per op allowed beside an IPI's own (two in N=20)
+STRAY = 0.1
+
+
+def ipi_exits(rec):
+    """Per op, in hundredths (so that sums are exact): the exits an IPI
+    costs by its kind (send, kick, EOI, HLT)."""
+    return sum(round(float(rec[k]) * 100) for k in
+               ('send_exits', 'kick_exits', 'eoi_exits', 'hlt_exits'))
+
+
 @pytest.mark.parametrize('pv', ['on', 'off', 'guest-off'])
 def test_exits_per_broadcast(boot, pv):
     """--irqchip=user, 4 vCPUs, 3 targets: broadcast.unicast is 3 ICR
@@ -56,8 +67,15 @@ def test_exits_per_broadcast(boot, pv):
     # each target still takes its interrupt: a kick (or a HLT wake) and
     # an EOI exit each
     assert float(multi['eoi_exits']) == targets, multi.line
-    assert float(uni['exits_per_op']) - float(multi['exits_per_op']) == \
-        targets - sends, (uni.line, multi.line)
+    # what the doorbell saves, counted in the classes an IPI always costs;
+    # exits_per_op may carry a stray "other" exit as well: the handler
+    # acknowledges before its EOI, so the next broadcast can find a target
+    # still in it; that IPI waits in IRR, and after the EOI for IF (the
+    # IRET): one KVM_EXIT_IRQ_WINDOW_OPEN more (SDM 11.8.4)
+    assert ipi_exits(uni) - ipi_exits(multi) == 100 * (targets - sends), \
+        (uni.line, multi.line)
+    for rec in (uni, multi):
+        assert float(rec['other_exits']) <= STRAY, rec.line
     if pv == 'on':
         line(r, r' pv-ipi doorbell: ok %d bad-addr 0 bad-format 0 empty 0 '
              r'out-of-range 0 illegal-vector 0' % N, 'err')
