@@ -11,7 +11,8 @@ import os
 
 import pytest
 
-from harness import grub_iso, kvm_usable, line, no_line, qemu_status, ROOT
+from harness import (grub_iso, kvm_usable, line, no_line, note, qemu_status,
+                     ROOT)
 
 pytestmark = pytest.mark.qemu
 
@@ -75,13 +76,29 @@ def test_grub_checks_entry(boot):
 
 
 def test_grub_bench_entry(boot):
-    """The quick bench=: one @bench record per case, all words read."""
-    r = boot.qemu_iso('seabios-bench', grub_iso('bench'), 'seabios',
-                      timeout=TIMEOUT['seabios'])
-    qemu_status(r, 1, 'kernel exit status 0')
-    line(r, '@boot proto=mb2 .* argc=2 path=0 ignored=0')
+    """The quick bench=: one @bench record per case, all words read.
+    ipi_wake refuses to run where the two TSCs look skewed (@bench_skip
+    reason=tsc-skew): under TCG on a loaded host the round trip of
+    tsc_sync can look like skew.  Then the boot is tried again; after 3
+    such boots the refusal is taken as the case's answer, with a note."""
+    refused = False
+    for t in (1, 2, 3):
+        r = boot.qemu_iso('seabios-bench-%d' % t, grub_iso('bench'),
+                          'seabios', timeout=TIMEOUT['seabios'])
+        qemu_status(r, 1, 'kernel exit status 0')
+        line(r, '@boot proto=mb2 .* argc=2 path=0 ignored=0')
+        skip = r.rec('bench_skip', case='ipi_wake')
+        if not skip or skip['reason'] != 'tsc-skew':
+            break
+        print('%s: %s' % (r.name, skip.line))
+    else:
+        refused = True
+        note('grub bench entry: ipi_wake refused for TSC skew in 3 boots '
+             'under TCG (a loaded host): %s' % skip.line)
     for case in ('ipi_pingpong', 'ipi_wake', 'exit_cost.pio'):
         b = r.rec('bench', case=case)
+        if b is None and case == 'ipi_wake' and refused:
+            continue
         assert b is not None, 'no @bench case=%s\n%s' % (case, r.report())
         assert b['n'] == '200', b.line
     line(r, '@ready tsc=[0-9]+')
