@@ -206,13 +206,14 @@ run:
 	else \
 		echo "note: no usable /dev/kvm here: booting irqlab-vmm on" \
 			"nested KVM under QEMU TCG (make run-nested)" >&2; \
-		tests/nested/run-in-kvm.sh -- --stats $(KERNEL); \
+		echo 'tests/nested/run-in-kvm.sh -t 300 -- $(RUN_ARGS) $(KERNEL)'; \
+		tests/nested/run-in-kvm.sh -t 300 -- $(RUN_ARGS) $(KERNEL); \
 	fi
 
-# The same, inside a Linux guest under QEMU TCG with emulated SVM, for
-# hosts without /dev/kvm (tests/nested/README.md).
+# The same boot, inside a Linux guest under QEMU TCG with emulated SVM
+# (two guest CPUs), for hosts without /dev/kvm (tests/nested/README.md).
 run-nested: all
-	tests/nested/run-in-kvm.sh -- --stats $(KERNEL)
+	tests/nested/run-in-kvm.sh -t 300 -- $(RUN_ARGS) $(KERNEL)
 
 # Every test: the unit tests (Criterion), then the integration tests
 # (pytest: boots under irqlab-vmm and QEMU), then both summaries; it fails
