@@ -154,6 +154,49 @@ static void kvm_setup_user_msr(struct vm *vm)
 	vm->user_msr = true;
 }
 
+/* A /proc/cpuinfo flags line names the flag (vmx or svm), as a word. */
+static bool cpu_has_flag(const char *flag)
+{
+	char line[4096], *p;
+	size_t n = strlen(flag);
+	bool found = false;
+	FILE *f = fopen("/proc/cpuinfo", "r");
+
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f)) {
+		if (strncmp(line, "flags", 5))
+			continue;
+		for (p = strstr(line, flag); p && !found; p = strstr(p + 1, flag))
+			found = p[-1] == ' ' && (p[n] == ' ' || p[n] == '\n');
+		break;
+	}
+	fclose(f);
+	return found;
+}
+
+/*
+ * Why there is no /dev/kvm, as far as userspace can tell: a kernel with
+ * KVM in it (loaded or built in) that made no device, or a CPU with
+ * neither VT-x nor AMD-V (a VM without nested virtualization), or no
+ * module loaded.  Only the first two can be told apart from here; dmesg
+ * has the kernel's own reason.
+ */
+static const char *kvm_absent_why(void)
+{
+	bool hw = cpu_has_flag("vmx") || cpu_has_flag("svm");
+
+	if (!access("/sys/module/kvm", F_OK))
+		return hw ? "the kernel has KVM but made no /dev/kvm (dmesg "
+			    "says why)" :
+			    "the kernel has KVM but made no /dev/kvm (dmesg "
+			    "says why), and the CPU shows neither vmx nor svm";
+	if (!hw)
+		return "the CPU shows neither vmx nor svm (a VM without nested "
+		       "virtualization?)";
+	return "the kvm module is not loaded (modprobe kvm_intel or kvm_amd)";
+}
+
 void kvm_init(struct vm *vm)
 {
 	int ver;
@@ -162,7 +205,9 @@ void kvm_init(struct vm *vm)
 	if (vm->kvm_fd < 0) {
 		if (errno == ENOENT || errno == ENODEV || errno == ENXIO)
 			die(EXIT_HOST, "/dev/kvm: %s: KVM is not available on "
-			    "this host", strerror(errno));
+			    "this host: %s; make run-nested runs irqlab-vmm on "
+			    "KVM inside QEMU TCG", strerror(errno),
+			    kvm_absent_why());
 		die(EXIT_HOST, "/dev/kvm: %s", strerror(errno));
 	}
 	ver = ioctl(vm->kvm_fd, KVM_GET_API_VERSION, 0);
