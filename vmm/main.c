@@ -277,6 +277,38 @@ static void report(struct vm *vm)
 }
 
 /* Block the signals the main thread waits for, before any thread exists. */
+/*
+ * The PIT's host timer thread (--irqchip=user and split): jailed before
+ * it waits, as a vCPU thread is (kvm/jail.c), since each expiry runs the
+ * PIT model on state the guest programmed.
+ */
+static void *pit_thread(void *arg)
+{
+	struct vm *vm = arg;
+
+	jail_enter_pit(vm);
+	isa_timer_loop(vm);
+	return NULL;
+}
+
+static void pit_thread_start(struct vm *vm)
+{
+	int err = pthread_create(&vm->pit_thread, NULL, pit_thread, vm);
+
+	if (err)
+		die(EXIT_HOST, "PIT timer thread: pthread_create: %s",
+		    strerror(err));
+	vm->pit_thread_started = true;
+}
+
+static void pit_thread_stop(struct vm *vm)
+{
+	if (!vm->pit_thread_started)
+		return;
+	isa_timer_stop(vm);
+	pthread_join(vm->pit_thread, NULL);
+}
+
 static sigset_t main_signals(void)
 {
 	sigset_t set;
@@ -394,7 +426,9 @@ int main(int argc, char **argv)
 	vm.isa_line = irqchip_isa_in_vmm(&cfg) ? isa_set_line : kvm_isa_line;
 
 	jail_prepare(&vm);
-	set = main_signals();
+	set = main_signals();	/* before any thread: they inherit the mask */
+	if (irqchip_isa_in_vmm(&cfg))
+		pit_thread_start(&vm);
 	for (i = 0; i < vm.nr_vcpus; i++)
 		vcpu_start(&vm.vcpus[i]);
 	/*
@@ -412,6 +446,7 @@ int main(int argc, char **argv)
 		vm_poweroff(&vm, 128 + sig);
 	}
 	vcpus_stop(&vm);
+	pit_thread_stop(&vm);
 	if (timed_out)
 		timeout_report(&vm, was);
 	report(&vm);

@@ -156,7 +156,9 @@ struct vm {
 	/* --irqchip=user and split: the ISA side (irqchip/isa.c) */
 	pthread_mutex_t isa_lock;	/* PIT, IOAPIC, PIC; before apic_lock */
 	struct pit pit;
-	timer_t pit_timer;
+	int pit_tfd;			/* its host timer (a timerfd) */
+	pthread_t pit_thread;		/* which waits on it (main.c) */
+	bool pit_thread_started;
 	struct ioapic ioapic;
 	struct pic pic;			/* the 8259A pair, under isa_lock */
 	uint32_t pic_intr;		/* its INTR output: atomic (irqchip/extint.c) */

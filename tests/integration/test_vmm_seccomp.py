@@ -1,12 +1,15 @@
-"""The vCPU threads' seccomp filter (docs/SECURITY.md).
+"""The seccomp filters of the vCPU threads and of the PIT's timer thread
+(docs/SECURITY.md).
 
-A forbidden call from a vCPU thread ends irqlab-vmm with status 20 and
+A forbidden call from a jailed thread ends irqlab-vmm with status 20 and
 one line naming the call.  The forbidden call is made on purpose through
 IRQLAB_SECCOMP_SELFTEST=NAME, which irqlab-vmm reads at startup and
-announces on stderr: vCPU 0 makes that call, all arguments zero, right
-after its filter is in.  Then full boots in every irqchip mode, SMP, xAPIC
-and x2APIC, with --halt-poll, --timeout and a guest failure: the filter
-is in on every vCPU (the --stats line says so) and nothing is trapped.
+announces on stderr: vCPU 0 makes that call (pit:NAME: the PIT's timer
+thread), all arguments zero, right after its filter is in.  Then full
+boots in every irqchip mode, SMP, xAPIC and x2APIC, with --halt-poll,
+--timeout and a guest failure: the filter is in on every vCPU and, in user
+and split mode, on the PIT's thread (the --stats lines say so), and
+nothing is trapped.
 A sanitizer build has no filter (docs/SECURITY.md): this needs the
 ordinary build/irqlab-vmm."""
 import pytest
@@ -27,10 +30,14 @@ def not_sanitized():
 
 EXIT_SECCOMP = 20
 SELFTEST = 'IRQLAB_SECCOMP_SELFTEST'
-TRAP = (r'^irqlab-vmm: vCPU 0: system call %s \(%d\) is not allowed by the '
+TRAP = (r'^irqlab-vmm: %s: system call %s \(%d\) is not allowed by the '
         r'seccomp filter; --no-seccomp turns the filter off$')
 # per irqchip mode: system calls the filter allows, ioctl requests
-ALLOWED = {'user': (14, 13), 'split': (14, 6), 'kernel': (12, 4)}
+ALLOWED = {'user': (15, 13), 'split': (14, 6), 'kernel': (12, 4)}
+# the PIT's timer thread's (KVM's own PIT in kernel mode: no such thread)
+PIT_ALLOWED = {'user': (13, 0), 'split': (14, 1)}
+PIT_LINE = (r'^ seccomp: the PIT\'s timer thread may make %d system calls '
+            r'\(%d ioctl requests?\); filter in: yes$')
 
 
 def filter_line(chip, cpus):
@@ -38,6 +45,16 @@ def filter_line(chip, cpus):
     return (r'^ seccomp: each vCPU thread may make %d system calls \(%d '
             r'ioctl requests\); filters in: %d of %d vCPUs$' %
             (calls, ioctls, cpus, cpus))
+
+
+def has_filters(r, chip, cpus):
+    """Both --stats lines: every vCPU's filter in, and the PIT thread's in
+    user and split mode (none in kernel mode)."""
+    has(r, filter_line(chip, cpus), 'err')
+    if chip in PIT_ALLOWED:
+        has(r, PIT_LINE % PIT_ALLOWED[chip], 'err')
+    else:
+        no_line(r, r" seccomp: the PIT's timer thread.*", 'err')
 
 
 def selftest(boot, name, call, *args):
@@ -60,11 +77,41 @@ def test_forbidden_call(boot, chip, call, nr):
     status(r, EXIT_SECCOMP)
     has(r, '^irqlab-vmm: %s: vCPU 0 calls %s \\(%d\\) with zero arguments'
         % (SELFTEST, call, nr), 'err')
-    has(r, TRAP % (call, nr), 'err')
+    has(r, TRAP % ('vCPU 0', call, nr), 'err')
     # it ends at once: no stats table, no second line about it
     no_line(r, ' seccomp: .*', 'err')
     assert len(r.grep('not allowed by the seccomp filter', 'err')) == 1, \
         r.report()
+
+
+# the PIT's thread: not in its filter (timer_settime: the vCPUs' APIC
+# timer), or in it with other arguments (read and timerfd_settime: its
+# timerfd; ioctl: KVM_SIGNAL_MSI on the VM fd in split mode)
+PIT_FORBIDDEN = [('openat', 257), ('mmap', 9), ('read', 0),
+                 ('timerfd_settime', 286), ('timer_settime', 223),
+                 ('ioctl', 16)]
+
+
+@pytest.mark.parametrize('call, nr', PIT_FORBIDDEN,
+                         ids=[c for c, _ in PIT_FORBIDDEN])
+@pytest.mark.parametrize('chip', ['user', 'split'])
+def test_forbidden_call_pit(boot, chip, call, nr):
+    r = selftest(boot, 'trap-pit-%s-%s' % (chip, call), 'pit:' + call,
+                 '--irqchip=' + chip, '--cpus', '2')
+    status(r, EXIT_SECCOMP)
+    has(r, "^irqlab-vmm: %s: the PIT's timer thread calls %s \\(%d\\) "
+        "with zero arguments" % (SELFTEST, call, nr), 'err')
+    has(r, TRAP % ("the PIT's timer thread", call, nr), 'err')
+    assert len(r.grep('not allowed by the seccomp filter', 'err')) == 1, \
+        r.report()
+
+
+def test_pit_selftest_needs_irqlabs_pit(boot):
+    """With --irqchip=kernel the PIT is KVM's: no thread to make the call."""
+    r = selftest(boot, 'pit-kernel', 'pit:getpid', '--irqchip=kernel')
+    status(r, 2)
+    has(r, "^irqlab-vmm: %s: pit:getpid: the PIT's timer thread is "
+        "irqlab's only with --irqchip=user or split$" % SELFTEST, 'err')
 
 
 def test_allowed_call(boot):
@@ -73,7 +120,16 @@ def test_allowed_call(boot):
     r = selftest(boot, 'allowed-getpid', 'getpid', '--cpus', '2')
     status(r, 0)
     has(r, '^@ready ')
-    has(r, filter_line('user', 2), 'err')
+    has_filters(r, 'user', 2)
+
+
+@pytest.mark.parametrize('chip', ['user', 'split'])
+def test_allowed_call_pit(boot, chip):
+    r = selftest(boot, 'allowed-pit-getpid-' + chip, 'pit:getpid',
+                 '--irqchip=' + chip, '--cpus', '2', '-a', 'check=ioapic')
+    status(r, 0)
+    has(r, '^@ioapic_check ok=[1-9][0-9]* fail=0 .* pit=ok ')
+    has_filters(r, chip, 2)
 
 
 def test_no_seccomp(boot):
@@ -111,7 +167,7 @@ def test_boot_jailed(boot, chip, name, cpus, opts, cmdline, want):
     r = boot.vmm('%s-%s' % (name, chip), '--irqchip=' + chip,
                  '--cpus', str(cpus), *opts, '-a', cmdline, K, timeout=120)
     status(r, want)
-    has(r, filter_line(chip, cpus), 'err')
+    has_filters(r, chip, cpus)
     no_line(r, '.*not allowed by the seccomp filter.*', 'err')
 
 
@@ -119,7 +175,7 @@ def test_halt_poll_jailed(boot):
     r = boot.vmm('halt-poll', '--cpus', '2', '--halt-poll', '200', '-a',
                  'check=ipi bench=ipi_wake iters=100', K, timeout=120)
     status(r, 0)
-    has(r, filter_line('user', 2), 'err')
+    has_filters(r, 'user', 2)
 
 
 @pytest.mark.parametrize('chip', ['user', 'split'])
@@ -130,4 +186,4 @@ def test_trace_jailed(boot, chip):
     r = boot.vmm('trace-' + chip, '--irqchip=' + chip, '--cpus', '2',
                  '--trace=' + trace, '-a', 'check=ioapic', K, timeout=120)
     status(r, 0)
-    has(r, filter_line(chip, 2), 'err')
+    has_filters(r, chip, 2)

@@ -19,9 +19,11 @@
  * KVM's (split.c).
  */
 #include <errno.h>
-#include <signal.h>
+#include <sched.h>
 #include <string.h>
+#include <sys/timerfd.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "apic/apic_bus.h"
 #include "exit/machine.h"
@@ -67,6 +69,7 @@ static const struct pic_ops isa_pic_ops = {
 	.intr = isa_pic_intr,
 };
 
+/* Under isa_lock.  A deadline of 0 disarms (timerfd_settime(2)). */
 static void pit_timer_arm(void *ctx, uint64_t deadline_ns)
 {
 	struct vm *vm = ctx;
@@ -74,17 +77,42 @@ static void pit_timer_arm(void *ctx, uint64_t deadline_ns)
 
 	its.it_value.tv_sec = deadline_ns / 1000000000ull;
 	its.it_value.tv_nsec = deadline_ns % 1000000000ull;
-	timer_settime(vm->pit_timer, TIMER_ABSTIME, &its, NULL);
+	timerfd_settime(vm->pit_tfd, TFD_TIMER_ABSTIME, &its, NULL);
 }
 
-/* The PIT's host timer, on a thread of its own (SIGEV_THREAD). */
-static void pit_timer_fn(union sigval sv)
+/*
+ * The PIT's host timer thread: one thread of irqlab's own, started by
+ * main.c, which jails it first (kvm/jail.c).  It sleeps in read() on the
+ * timerfd and runs each expiry under isa_lock, until the VM stops.
+ */
+void isa_timer_loop(struct vm *vm)
 {
-	struct vm *vm = sv.sival_ptr;
+	uint64_t n;
+
+	for (;;) {
+		if (read(vm->pit_tfd, &n, sizeof(n)) != sizeof(n) &&
+		    errno != EINTR && errno != EAGAIN)
+			die(EXIT_HOST, "PIT timer: read: %s", strerror(errno));
+		if (vm_stopping(vm))
+			return;
+		pthread_mutex_lock(&vm->isa_lock);
+		if (!vm_stopping(vm))
+			pit_timer_expired(&vm->pit);
+		pthread_mutex_unlock(&vm->isa_lock);
+	}
+}
+
+/*
+ * After vm->stopping is set: fire the timerfd at once, so that the loop
+ * wakes and returns.  Under isa_lock, no expiry can arm it again after
+ * this (each one checks vm_stopping() first).
+ */
+void isa_timer_stop(struct vm *vm)
+{
+	struct itimerspec its = { .it_value = { 0, 1 } };
 
 	pthread_mutex_lock(&vm->isa_lock);
-	if (!vm_stopping(vm))
-		pit_timer_expired(&vm->pit);
+	timerfd_settime(vm->pit_tfd, 0, &its, NULL);
 	pthread_mutex_unlock(&vm->isa_lock);
 }
 
@@ -301,16 +329,12 @@ static void isa_pick_ops(struct vm *vm)
 
 void isa_init(struct vm *vm)
 {
-	struct sigevent sev = {
-		.sigev_notify = SIGEV_THREAD,
-		.sigev_value.sival_ptr = vm,
-		.sigev_notify_function = pit_timer_fn,
-	};
-
 	pthread_mutex_init(&vm->isa_lock, NULL);
 	isa_pick_ops(vm);
-	if (timer_create(CLOCK_MONOTONIC, &sev, &vm->pit_timer))
-		die(EXIT_HOST, "PIT timer: timer_create: %s", strerror(errno));
+	/* the clock of now_ns(), which the PIT model's deadlines are in */
+	vm->pit_tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
+	if (vm->pit_tfd < 0)
+		die(EXIT_HOST, "PIT timer: timerfd_create: %s", strerror(errno));
 	pit_init(&vm->pit, &pit_ops, vm);
 	if (ioapic_init(&vm->ioapic, vm->nr_vcpus, 0, vm->cfg->ioapic_policy,
 			&ioapic_ops, vm))

@@ -23,6 +23,10 @@ struct isa_dev {
 };
 
 void isa_init(struct vm *vm);
+/* the PIT's timer thread (started by main.c): expiries until the VM
+ * stops; isa_timer_stop(), after vm->stopping is set, wakes it to end */
+void isa_timer_loop(struct vm *vm);
+void isa_timer_stop(struct vm *vm);
 /* a LAPIC's EOI of level vector @vector (user.c, split mode's exit) */
 void isa_eoi(struct vm *vm, uint8_t vector);
 void isa_set_line(struct vm *vm, unsigned line, int level);

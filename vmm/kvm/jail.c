@@ -9,10 +9,14 @@
  * traps (SECCOMP_RET_TRAP): the SIGSYS handler names the call on stderr
  * and ends the process with EXIT_SECCOMP.
  *
- * libseccomp builds each vCPU's filter on the main thread, exported as
- * BPF; the vCPU thread then only loads it (two system calls, no
- * allocation).  Filters are per thread (seccomp(2)): the main thread and
- * the PIT's timer thread are not jailed.
+ * The PIT's timer thread (--irqchip=user and split: main.c, irqchip/
+ * isa.c) runs the PIT model on state the guest programmed, so it has a
+ * filter of its own: read and re-arm its timerfd, the locks, the
+ * delivery of IRQ0 (post and kick, or KVM_SIGNAL_MSI in split mode).
+ *
+ * libseccomp builds each filter on the main thread, exported as BPF; the
+ * thread then only loads it (two system calls, no allocation).  Filters
+ * are per thread (seccomp(2)): the main thread is not jailed.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -75,7 +79,8 @@ static const struct {
 } jail_calls[] = {
 	{ SCMP_SYS(futex), M_ALL },		/* locks, sleeps, wakes */
 	{ SCMP_SYS(write), M_ALL },		/* fd 1 and 2 only */
-	{ SCMP_SYS(timer_settime), M_ISA },	/* APIC timer, PIT */
+	{ SCMP_SYS(timer_settime), M_USER },	/* the APIC timer */
+	{ SCMP_SYS(timerfd_settime), M_ISA },	/* the PIT's; its fd only */
 	{ SCMP_SYS(clock_gettime), M_ALL },	/* if the vDSO falls back */
 	{ SCMP_SYS(sched_yield), M_ISA },	/* isa.c, --ioapic=naive */
 	{ SCMP_SYS(getpid), M_ALL },		/* pthread_kill() */
@@ -86,6 +91,22 @@ static const struct {
 	{ SCMP_SYS(madvise), M_ALL },		/* thread exit: MADV_DONTNEED */
 	{ SCMP_SYS(exit), M_ALL },		/* thread exit */
 	{ SCMP_SYS(exit_group), M_ALL },	/* die() */
+};
+
+/*
+ * The PIT's timer thread, in user and split mode: its loop (read, an
+ * expiry under isa_lock, timerfd_settime) and IRQ0's delivery, which
+ * posts and kicks as an IPI does (or, split, KVM_SIGNAL_MSI on the VM fd,
+ * the one ioctl), and may start --ioapic=naive's rendezvous for a level
+ * entry (sched_yield).  The argument rules are jail_add_call()'s.
+ */
+static const int jail_pit_calls[] = {
+	SCMP_SYS(read),			/* its timerfd only */
+	SCMP_SYS(timerfd_settime),	/* its timerfd only */
+	SCMP_SYS(futex), SCMP_SYS(write), SCMP_SYS(clock_gettime),
+	SCMP_SYS(sched_yield), SCMP_SYS(getpid), SCMP_SYS(tgkill),
+	SCMP_SYS(rt_sigprocmask), SCMP_SYS(restart_syscall),
+	SCMP_SYS(madvise), SCMP_SYS(exit), SCMP_SYS(exit_group),
 };
 
 /* FUTEX_* | FUTEX_PRIVATE_FLAG, as glibc's locks and conditions use */
@@ -104,10 +125,16 @@ static struct {
 	unsigned nr_ioctls;	/* ioctl requests among them */
 	unsigned nr_vcpus;
 	unsigned installed;	/* atomic */
+	bool pit;		/* the PIT's timer thread has a filter */
+	struct sock_fprog pit_prog;
+	unsigned pit_calls, pit_ioctls;
+	unsigned pit_installed;	/* atomic */
 	int selftest;		/* IRQLAB_SECCOMP_SELFTEST's number, or -1 */
+	bool selftest_pit;	/* ... made by the PIT's thread (pit:NAME) */
 	const char *names[JAIL_NAMES];	/* for the SIGSYS handler */
 } jail = { .selftest = -1 };
 
+#define JAIL_PIT	(-2)		/* jail_vcpu of the PIT's thread */
 static __thread int jail_vcpu = -1;
 
 /* ---- the SIGSYS handler: async-signal-safe only (signal-safety(7)) ---- */
@@ -147,8 +174,12 @@ static void jail_sigsys(int sig, siginfo_t *si, void *uc)
 
 	(void)sig;
 	(void)uc;
-	n = put_str(buf, n, cap, "irqlab-vmm: vCPU ");
-	n = put_num(buf, n, cap, jail_vcpu);
+	if (jail_vcpu == JAIL_PIT) {
+		n = put_str(buf, n, cap, "irqlab-vmm: the PIT's timer thread");
+	} else {
+		n = put_str(buf, n, cap, "irqlab-vmm: vCPU ");
+		n = put_num(buf, n, cap, jail_vcpu);
+	}
 	n = put_str(buf, n, cap, ": system call ");
 	n = put_str(buf, n, cap, name);
 	n = put_str(buf, n, cap, " (");
@@ -194,12 +225,15 @@ static void jail_add_ioctls(scmp_filter_ctx ctx, const struct vcpu *v,
 	}
 }
 
-static void jail_add_call(scmp_filter_ctx ctx, int nr)
+static void jail_add_call(scmp_filter_ctx ctx, const struct vm *vm, int nr)
 {
 	struct scmp_arg_cmp c[2];
 	unsigned i;
 
-	if (nr == SCMP_SYS(futex)) {
+	if (nr == SCMP_SYS(read) || nr == SCMP_SYS(timerfd_settime)) {
+		c[0] = SCMP_A0(SCMP_CMP_EQ, vm->pit_tfd);
+		jail_rule(ctx, nr, 1, c);
+	} else if (nr == SCMP_SYS(futex)) {
 		for (i = 0; i < ARRAY_SIZE(jail_futex_ops); i++) {
 			c[0] = SCMP_A1(SCMP_CMP_EQ, jail_futex_ops[i]);
 			jail_rule(ctx, nr, 1, c);
@@ -223,28 +257,26 @@ static void jail_add_call(scmp_filter_ctx ctx, int nr)
 	}
 }
 
-/* @v's filter as BPF, through a memfd (libseccomp 2.5 exports to an fd) */
-static void jail_build(const struct vcpu *v, struct sock_fprog *prog)
+/* An empty filter: a call not allowed traps */
+static scmp_filter_ctx jail_new(void)
 {
-	unsigned mode = 1u << v->vm->cfg->irqchip, i;
 	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_TRAP);
-	off_t len;
-	void *buf;
-	int fd;
 
 	/* another ABI's call (int 0x80, x32): the whole process, not the
 	 * thread only, which would leave the VM waiting for it */
 	if (!ctx || seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH,
 				     SCMP_ACT_KILL_PROCESS))
 		die(EXIT_HOST, "seccomp_init failed");
-	jail_add_ioctls(ctx, v, mode);
-	jail.nr_calls = 1;	/* ioctl */
-	for (i = 0; i < ARRAY_SIZE(jail_calls); i++) {
-		if (!(jail_calls[i].modes & mode))
-			continue;
-		jail_add_call(ctx, jail_calls[i].nr);
-		jail.nr_calls++;
-	}
+	return ctx;
+}
+
+/* @ctx as BPF, through a memfd (libseccomp 2.5 exports to an fd) */
+static void jail_export(scmp_filter_ctx ctx, struct sock_fprog *prog)
+{
+	off_t len;
+	void *buf;
+	int fd;
+
 	fd = memfd_create("irqlab-seccomp", MFD_CLOEXEC);
 	if (fd < 0 || seccomp_export_bpf(ctx, fd))
 		die(EXIT_HOST, "seccomp: cannot export the filter");
@@ -258,19 +290,74 @@ static void jail_build(const struct vcpu *v, struct sock_fprog *prog)
 	prog->len = len / sizeof(struct sock_filter);
 }
 
-/* IRQLAB_SECCOMP_SELFTEST=NAME: vCPU 0 makes that call (docs/SECURITY.md) */
-static void jail_selftest_parse(void)
+static void jail_build(const struct vcpu *v, struct sock_fprog *prog)
+{
+	unsigned mode = 1u << v->vm->cfg->irqchip, i;
+	scmp_filter_ctx ctx = jail_new();
+
+	jail_add_ioctls(ctx, v, mode);
+	jail.nr_calls = 1;	/* ioctl */
+	for (i = 0; i < ARRAY_SIZE(jail_calls); i++) {
+		if (!(jail_calls[i].modes & mode))
+			continue;
+		jail_add_call(ctx, v->vm, jail_calls[i].nr);
+		jail.nr_calls++;
+	}
+	jail_export(ctx, prog);
+}
+
+/* The PIT's timer thread: split mode's KVM_SIGNAL_MSI, and its calls */
+static void jail_build_pit(const struct vm *vm)
+{
+	scmp_filter_ctx ctx = jail_new();
+	unsigned i;
+
+	jail.pit_ioctls = 0;
+	if (vm->cfg->irqchip == IRQCHIP_SPLIT) {
+		struct scmp_arg_cmp c[2] = {
+			SCMP_A0(SCMP_CMP_EQ, vm->vm_fd),
+			SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffu,
+				KVM_SIGNAL_MSI),
+		};
+
+		jail_rule(ctx, SCMP_SYS(ioctl), 2, c);
+		jail.pit_ioctls = 1;
+	}
+	jail.pit_calls = !!jail.pit_ioctls;
+	for (i = 0; i < ARRAY_SIZE(jail_pit_calls); i++) {
+		jail_add_call(ctx, vm, jail_pit_calls[i]);
+		jail.pit_calls++;
+	}
+	jail_export(ctx, &jail.pit_prog);
+	jail.pit = true;
+}
+
+/*
+ * IRQLAB_SECCOMP_SELFTEST=NAME: vCPU 0 makes that call; pit:NAME, the
+ * PIT's timer thread (docs/SECURITY.md)
+ */
+static void jail_selftest_parse(const struct vm *vm)
 {
 	const char *s = getenv("IRQLAB_SECCOMP_SELFTEST");
 
 	if (!s || !*s)
 		return;
+	if (!strncmp(s, "pit:", 4)) {
+		if (!irqchip_isa_in_vmm(vm->cfg))
+			die(EXIT_USAGE, "IRQLAB_SECCOMP_SELFTEST: %s: the PIT's "
+			    "timer thread is irqlab's only with --irqchip="
+			    "user or split", s);
+		jail.selftest_pit = true;
+		s += 4;
+	}
 	jail.selftest = seccomp_syscall_resolve_name(s);
 	if (jail.selftest < 0)
 		die(EXIT_USAGE, "IRQLAB_SECCOMP_SELFTEST: no system call '%s'",
 		    s);
-	warn("IRQLAB_SECCOMP_SELFTEST: vCPU 0 calls %s (%d) with zero "
-	     "arguments once its filter is in", s, jail.selftest);
+	warn("IRQLAB_SECCOMP_SELFTEST: %s calls %s (%d) with zero "
+	     "arguments once its filter is in",
+	     jail.selftest_pit ? "the PIT's timer thread" : "vCPU 0", s,
+	     jail.selftest);
 }
 
 void jail_prepare(struct vm *vm)
@@ -279,7 +366,7 @@ void jail_prepare(struct vm *vm)
 	unsigned i;
 
 	jail.nr_vcpus = vm->nr_vcpus;
-	jail_selftest_parse();
+	jail_selftest_parse(vm);
 	if (vm->cfg->no_seccomp) {
 		jail.off = "--no-seccomp";
 		return;
@@ -300,23 +387,44 @@ void jail_prepare(struct vm *vm)
 	sigaction(SIGSYS, &sa, NULL);
 	for (i = 0; i < vm->nr_vcpus; i++)
 		jail_build(&vm->vcpus[i], &jail.prog[i]);
+	if (irqchip_isa_in_vmm(vm->cfg))
+		jail_build_pit(vm);
 }
 
-/* ---- on the vCPU thread ------------------------------------------------- */
+/* ---- on the jailed threads ---------------------------------------------- */
+
+/* seccomp(2): without CAP_SYS_ADMIN, no_new_privs first */
+static int jail_load(const struct sock_fprog *prog)
+{
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
+		return -1;
+	return syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, prog);
+}
 
 void jail_enter(struct vcpu *v)
 {
 	jail_vcpu = v->id;
 	if (!jail.off) {
-		/* seccomp(2): without CAP_SYS_ADMIN, no_new_privs first */
-		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
-		    syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0,
-			    &jail.prog[v->id]))
+		if (jail_load(&jail.prog[v->id]))
 			die(EXIT_HOST, "vcpu%d: seccomp: %s", v->id,
 			    strerror(errno));
 		__atomic_add_fetch(&jail.installed, 1, __ATOMIC_RELAXED);
 	}
-	if (v->id == 0 && jail.selftest >= 0)
+	if (v->id == 0 && jail.selftest >= 0 && !jail.selftest_pit)
+		syscall(jail.selftest, 0, 0, 0, 0, 0, 0);
+}
+
+void jail_enter_pit(struct vm *vm)
+{
+	(void)vm;
+	jail_vcpu = JAIL_PIT;
+	if (!jail.off) {
+		if (jail_load(&jail.pit_prog))
+			die(EXIT_HOST, "PIT timer thread: seccomp: %s",
+			    strerror(errno));
+		__atomic_add_fetch(&jail.pit_installed, 1, __ATOMIC_RELAXED);
+	}
+	if (jail.selftest >= 0 && jail.selftest_pit)
 		syscall(jail.selftest, 0, 0, 0, 0, 0, 0);
 }
 
@@ -331,4 +439,11 @@ void jail_report(FILE *f)
 		jail.nr_calls, jail.nr_ioctls,
 		__atomic_load_n(&jail.installed, __ATOMIC_RELAXED),
 		jail.nr_vcpus);
+	if (jail.pit)
+		fprintf(f, " seccomp: the PIT's timer thread may make %u system "
+			"calls (%u ioctl request%s); filter in: %s\n",
+			jail.pit_calls, jail.pit_ioctls,
+			jail.pit_ioctls == 1 ? "" : "s",
+			__atomic_load_n(&jail.pit_installed, __ATOMIC_RELAXED) ?
+			"yes" : "no");
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The seccomp jail of the vCPU threads (jail.c, docs/SECURITY.md): once
- * set up, a vCPU thread may make only the system calls its loop makes.
+ * The seccomp jail of the vCPU threads and the PIT's timer thread (jail.c,
+ * docs/SECURITY.md): once set up, such a thread may make only the system
+ * calls its loop makes.
  */
 #ifndef VMM_JAIL_H
 #define VMM_JAIL_H
@@ -15,7 +16,9 @@ struct vcpu;
 void jail_prepare(struct vm *vm);
 /* on the vCPU's own thread, its setup done: the filter goes in */
 void jail_enter(struct vcpu *v);
-/* the --stats line: on or off, how many system calls, on how many vCPUs */
+/* on the PIT's timer thread (user and split mode), before it waits */
+void jail_enter_pit(struct vm *vm);
+/* the --stats lines: on or off, how many system calls, on how many threads */
 void jail_report(FILE *f);
 
 #endif
