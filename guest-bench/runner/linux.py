@@ -499,25 +499,40 @@ def parse_args(argv):
         prog='linux-bench', description=__doc__.split('\n\n')[0],
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog=__doc__.split('\n\n', 1)[1])
-    p.add_argument('--rows', default=','.join(ROWS))
-    p.add_argument('--smp', type=int, default=2)
+    p.add_argument('--rows', default=','.join(ROWS), metavar='LIST',
+                   help='rows to run, comma-separated (below; default all)')
+    p.add_argument('--smp', type=int, default=2, metavar='N',
+                   help='vCPUs of every guest, 1-8 (default 2)')
     p.add_argument('--irqlab', choices=('auto', 'direct', 'nested'),
-                   default='auto')
-    p.add_argument('--tcg-limit', type=int, default=180)
-    p.add_argument('--kvm-limit', type=int, default=240)
-    p.add_argument('--vmm-limit', type=int, default=900)
+                   default='auto',
+                   help='irqlab-vmm on this /dev/kvm, or in the nested rig; '
+                   'auto: direct only on real VMX or SVM')
+    p.add_argument('--tcg-limit', type=int, default=180, metavar='S',
+                   help='seconds a QEMU TCG boot gets (default 180)')
+    p.add_argument('--kvm-limit', type=int, default=240, metavar='S',
+                   help='seconds a QEMU/KVM boot gets before "did not '
+                   'boot" (default 240)')
+    p.add_argument('--vmm-limit', type=int, default=900, metavar='S',
+                   help='seconds an irqlab-vmm boot gets (default 900)')
     p.add_argument('--vmm-args', default='',
                    help='more irqlab-vmm options, blank-separated '
                    '(e.g. --kvm-pv=on)')
     p.add_argument('--matrix', action='store_true',
                    help='the boot matrix (runner/linuxmatrix.py)')
-    p.add_argument('--matrix-cpus', default='2,4')
-    p.add_argument('--matrix-irqchips', default='user,split,kernel')
-    p.add_argument('--matrix-apics', default='xapic,x2apic')
+    p.add_argument('--matrix-cpus', default='2,4', metavar='LIST',
+                   help="the matrix's vCPU counts (default 2,4)")
+    p.add_argument('--matrix-irqchips', default='user,split,kernel',
+                   metavar='LIST', help="the matrix's irqchip modes "
+                   '(default user,split,kernel)')
+    p.add_argument('--matrix-apics', default='xapic,x2apic',
+                   metavar='LIST', help="the matrix's APIC modes "
+                   '(default xapic,x2apic)')
     p.add_argument('--profile', action='store_true',
                    help='the exit profile, --cpuid-freq on and off')
-    p.add_argument('--profile-cpus', type=int, default=2)
-    p.add_argument('--profile-vmm-args', default='')
+    p.add_argument('--profile-cpus', type=int, default=2, metavar='N',
+                   help="the profile's vCPUs (default 2)")
+    p.add_argument('--profile-vmm-args', default='', metavar='ARGS',
+                   help="more irqlab-vmm options for the profile's boots")
     p.add_argument('--profile-vendors', default='host,other',
                    help='--cpu-vendor of the profile\'s boots: host, intel, '
                    'amd, or other (Intel on an AMD CPU, AMD on an Intel '
