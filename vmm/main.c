@@ -445,8 +445,8 @@ int main(int argc, char **argv)
 		warn("%s: stopping the guest", strsignal(sig));
 		vm_poweroff(&vm, 128 + sig);
 	}
+	pit_thread_stop(&vm);	/* first: it kicks vCPUs, which then end */
 	vcpus_stop(&vm);
-	pit_thread_stop(&vm);
 	if (timed_out)
 		timeout_report(&vm, was);
 	report(&vm);

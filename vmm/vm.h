@@ -159,6 +159,7 @@ struct vm {
 	int pit_tfd;			/* its host timer (a timerfd) */
 	pthread_t pit_thread;		/* which waits on it (main.c) */
 	bool pit_thread_started;
+	bool pit_thread_stop;		/* under isa_lock: it is to end */
 	struct ioapic ioapic;
 	struct pic pic;			/* the 8259A pair, under isa_lock */
 	uint32_t pic_intr;		/* its INTR output: atomic (irqchip/extint.c) */

@@ -80,38 +80,48 @@ static void pit_timer_arm(void *ctx, uint64_t deadline_ns)
 	timerfd_settime(vm->pit_tfd, TFD_TIMER_ABSTIME, &its, NULL);
 }
 
+/* Whether the timer thread is to end (isa_timer_stop(); under isa_lock) */
+static bool isa_timer_ending(struct vm *vm)
+{
+	return vm->pit_thread_stop || vm_stopping(vm);
+}
+
 /*
  * The PIT's host timer thread: one thread of irqlab's own, started by
  * main.c, which jails it first (kvm/jail.c).  It sleeps in read() on the
- * timerfd and runs each expiry under isa_lock, until the VM stops.
+ * timerfd and runs each expiry under isa_lock, until it is told to end.
  */
 void isa_timer_loop(struct vm *vm)
 {
+	bool end;
 	uint64_t n;
 
 	for (;;) {
 		if (read(vm->pit_tfd, &n, sizeof(n)) != sizeof(n) &&
 		    errno != EINTR && errno != EAGAIN)
 			die(EXIT_HOST, "PIT timer: read: %s", strerror(errno));
-		if (vm_stopping(vm))
-			return;
 		pthread_mutex_lock(&vm->isa_lock);
-		if (!vm_stopping(vm))
+		end = isa_timer_ending(vm);
+		if (!end)
 			pit_timer_expired(&vm->pit);
 		pthread_mutex_unlock(&vm->isa_lock);
+		if (end)
+			return;
 	}
 }
 
 /*
- * After vm->stopping is set: fire the timerfd at once, so that the loop
- * wakes and returns.  Under isa_lock, no expiry can arm it again after
- * this (each one checks vm_stopping() first).
+ * End the timer thread (main.c joins it next): fire the timerfd at once
+ * so that the loop wakes, sees the flag and returns.  Under isa_lock, no
+ * expiry can arm the timer again after this, and none runs after it, so
+ * nothing from this thread kicks a vCPU whose thread is gone.
  */
 void isa_timer_stop(struct vm *vm)
 {
 	struct itimerspec its = { .it_value = { 0, 1 } };
 
 	pthread_mutex_lock(&vm->isa_lock);
+	vm->pit_thread_stop = true;
 	timerfd_settime(vm->pit_tfd, 0, &its, NULL);
 	pthread_mutex_unlock(&vm->isa_lock);
 }

@@ -23,8 +23,8 @@ struct isa_dev {
 };
 
 void isa_init(struct vm *vm);
-/* the PIT's timer thread (started by main.c): expiries until the VM
- * stops; isa_timer_stop(), after vm->stopping is set, wakes it to end */
+/* the PIT's timer thread (started by main.c): expiries until
+ * isa_timer_stop() (or vm->stopping) tells it to end */
 void isa_timer_loop(struct vm *vm);
 void isa_timer_stop(struct vm *vm);
 /* a LAPIC's EOI of level vector @vector (user.c, split mode's exit) */
