@@ -15,6 +15,9 @@
  * cost varies from one measurement to the next, and at least twice W,
  * so that the widest window is reached in a few steps.
  *
+ * A window that runs out before its first poll (CALIB_ESLOW: the host's
+ * port reads take longer than it) gives no result, and is doubled.
+ *
  * A result looser than CALIB_REF_GOOD_PPM is not a slow reference but a
  * slow moment (a vCPU thread descheduled inside an edge's access): it is
  * measured again at the same window, as often as CALIB_REF_TRIES allows,
@@ -97,6 +100,15 @@ int calib_fit(const struct calib_clock *clk, enum calib_source ref,
 		f->polls += t.polls;
 		f->pio += t.pio;
 		f->apic += l ? a.apic : 0;
+		if (!t.hz && e == CALIB_ESLOW && w < f->max_us) {
+			/* the window ran out before its first poll: on this
+			 * host a port read takes longer than it; twice as wide */
+			w = next_window(w, 0, f->target_ppm, f->max_us);
+			f->widened++;
+			at_w = 0;
+			here = UINT64_MAX;
+			continue;
+		}
 		if (!t.hz) {		/* no result: a clock absent or stuck */
 			if (!tsc->hz)
 				err = e;

@@ -172,6 +172,43 @@ Test(calib_fit, slow_moment_is_measured_again)
 	check_honest(&lapic, sim.apic_hz, "lapic");
 }
 
+/*
+ * Exits slower than the window (the nested rig: ~300 us, and more when a
+ * vCPU waits for its host CPU): a 1.2 ms port read finds the 1 ms PIT
+ * window already run out at the first poll.  That is no result, and the
+ * window is doubled until there is one, honest to its bound.
+ */
+Test(calib_fit, window_shorter_than_one_read_is_widened)
+{
+	struct calib_fit f = { 0 };
+	struct calib_result tsc;
+	struct calib_clock clk;
+
+	sim.cost_port = 1200 * US;
+	sim.jitter = 10 * US;
+	clk = sim_clock();
+	cr_assert_eq(calib_fit(&clk, CALIB_SRC_PIT, &f, &tsc, NULL), 0);
+	cr_assert_geq(f.widened, 1);
+	cr_assert_geq(f.window_us, 2 * CALIB_WINDOW_US);
+	cr_assert_leq(f.tries, CALIB_FIT_TRIES);
+	check_honest(&tsc, sim.tsc_hz, "tsc");
+}
+
+/* ... and at the widest window it is an error, said so (no result) */
+Test(calib_fit, window_shorter_than_one_read_at_the_widest)
+{
+	struct calib_fit f = { .max_us = 1000 };
+	struct calib_result tsc;
+	struct calib_clock clk;
+
+	sim.cost_port = 1200 * US;
+	clk = sim_clock();
+	cr_assert_eq(calib_fit(&clk, CALIB_SRC_PIT, &f, &tsc, NULL),
+		     CALIB_ESLOW);
+	cr_assert_eq(f.tries, 1);
+	cr_assert_eq(tsc.hz, 0);
+}
+
 /* a slow moment, then a result that is merely slow at the widest window */
 Test(calib_fit, slow_moment_at_the_widest_window)
 {
