@@ -7,6 +7,11 @@
  * check first measures their skew (@tsc_sync, tsc_sync.c) and the case
  * refuses to report above TSC_SKEW_MAX.  The sender's cost of the send
  * (the TSC around lapic_send_ipi) is the separate record ipi_wake.send.
+ *
+ * The exit counts are exact: CPU1 takes its first HLT only once CPU0 has
+ * read the counters (go), takes none after the last wake (wakes == n),
+ * and counts a wake only after its EOI, so the window holds n sends, n
+ * EOIs and n HLTs, however the two CPUs' timing falls.
  */
 #include <stdint.h>
 
@@ -20,7 +25,7 @@
 #include "x86.h"
 
 static uint64_t send_tsc;	/* CPU0's TSC right before the send */
-static uint32_t wakes, idles;
+static uint32_t wakes, idles, go, n_wakes;
 static unsigned negative;	/* wake TSC before send TSC */
 
 static void wake_handler(struct trap_frame *tf)
@@ -35,8 +40,8 @@ static void wake_handler(struct trap_frame *tf)
 			negative++;
 		bench_buf(0)[i] = (int64_t)(t - s) < 0 ? 0 : t - s;
 	}
-	__atomic_store_n(&wakes, i + 1, __ATOMIC_RELEASE);
 	lapic_eoi();
+	__atomic_store_n(&wakes, i + 1, __ATOMIC_RELEASE);
 }
 
 /* CPU1: the sync check, then STI; HLT until stopped, saying when. */
@@ -47,6 +52,11 @@ static void target(void)
 	bench_ap_enter();
 	tsc_sync_ap();
 	while (!bench_ap_stopping()) {
+		if (!__atomic_load_n(&go, __ATOMIC_ACQUIRE) ||
+		    __atomic_load_n(&wakes, __ATOMIC_ACQUIRE) >= n_wakes) {
+			cpu_relax();
+			continue;
+		}
 		cli();
 		__atomic_fetch_add(&idles, 1, __ATOMIC_RELEASE);
 		/* the interrupt comes only once HLT runs (STI shadow), or
@@ -72,6 +82,7 @@ static int wake_loop(unsigned n, struct bench_exits *e)
 	unsigned i;
 
 	bench_exits_begin(e);
+	__atomic_store_n(&go, 1, __ATOMIC_RELEASE);
 	for (i = 0; i < n; i++) {
 		if (bench_wait(&idles, i + 1))
 			break;
@@ -107,7 +118,8 @@ void case_ipi_wake(void)
 		return;
 	}
 	idt_set_handler(BENCH_VEC_WAKE, wake_handler);
-	wakes = idles = negative = 0;
+	wakes = idles = negative = go = 0;
+	n_wakes = n;
 	tsc_sync_reset();
 	if (bench_aps_start(target, 1)) {
 		skip("ap-timeout");
