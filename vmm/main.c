@@ -276,7 +276,6 @@ static void report(struct vm *vm)
 	}
 }
 
-/* Block the signals the main thread waits for, before any thread exists. */
 /*
  * The PIT's host timer thread (--irqchip=user and split): jailed before
  * it waits, as a vCPU thread is (kvm/jail.c), since each expiry runs the
@@ -286,7 +285,7 @@ static void *pit_thread(void *arg)
 {
 	struct vm *vm = arg;
 
-	jail_enter_pit(vm);
+	jail_enter_pit();
 	isa_timer_loop(vm);
 	return NULL;
 }
@@ -298,17 +297,17 @@ static void pit_thread_start(struct vm *vm)
 	if (err)
 		die(EXIT_HOST, "PIT timer thread: pthread_create: %s",
 		    strerror(err));
-	vm->pit_thread_started = true;
 }
 
 static void pit_thread_stop(struct vm *vm)
 {
-	if (!vm->pit_thread_started)
+	if (!irqchip_isa_in_vmm(vm->cfg))	/* KVM's PIT: no thread */
 		return;
 	isa_timer_stop(vm);
 	pthread_join(vm->pit_thread, NULL);
 }
 
+/* Block the signals the main thread waits for, before any thread exists. */
 static sigset_t main_signals(void)
 {
 	sigset_t set;

@@ -158,7 +158,6 @@ struct vm {
 	struct pit pit;
 	int pit_tfd;			/* its host timer (a timerfd) */
 	pthread_t pit_thread;		/* which waits on it (main.c) */
-	bool pit_thread_started;
 	bool pit_thread_stop;		/* under isa_lock: it is to end */
 	struct ioapic ioapic;
 	struct pic pic;			/* the 8259A pair, under isa_lock */

@@ -414,9 +414,8 @@ void jail_enter(struct vcpu *v)
 		syscall(jail.selftest, 0, 0, 0, 0, 0, 0);
 }
 
-void jail_enter_pit(struct vm *vm)
+void jail_enter_pit(void)
 {
-	(void)vm;
 	jail_vcpu = JAIL_PIT;
 	if (!jail.off) {
 		if (jail_load(&jail.pit_prog))

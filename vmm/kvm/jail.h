@@ -17,7 +17,7 @@ void jail_prepare(struct vm *vm);
 /* on the vCPU's own thread, its setup done: the filter goes in */
 void jail_enter(struct vcpu *v);
 /* on the PIT's timer thread (user and split mode), before it waits */
-void jail_enter_pit(struct vm *vm);
+void jail_enter_pit(void);
 /* the --stats lines: on or off, how many system calls, on how many threads */
 void jail_report(FILE *f);
 
