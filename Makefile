@@ -198,10 +198,13 @@ tsan-storm: $(KERNEL)
 # cases, then the exit table.  Without a usable /dev/kvm, it falls back
 # to run-nested below.
 RUN_ARGS := --cpus 2 --stats -a "check=ipi bench=ipi_pingpong,ipi_wake,exit_cost.pio iters=200"
+KVM_USABLE := [ -c /dev/kvm ] && [ -r /dev/kvm ] && [ -w /dev/kvm ]
+
 run:
-	@scripts/build-deps.sh
+	@if $(KVM_USABLE); then scripts/build-deps.sh; \
+	else scripts/build-deps.sh --rig; fi
 	@$(MAKE) --no-print-directory all
-	@if [ -c /dev/kvm ] && [ -r /dev/kvm ] && [ -w /dev/kvm ]; then \
+	@if $(KVM_USABLE); then \
 		echo '$(VMM) $(RUN_ARGS) $(KERNEL)'; $(VMM) $(RUN_ARGS) $(KERNEL); \
 	else \
 		echo "note: no usable /dev/kvm here: booting irqlab-vmm on" \
@@ -212,7 +215,9 @@ run:
 
 # The same boot, inside a Linux guest under QEMU TCG with emulated SVM
 # (two guest CPUs), for hosts without /dev/kvm (tests/nested/README.md).
-run-nested: all
+run-nested:
+	@scripts/build-deps.sh --rig
+	@$(MAKE) --no-print-directory all
 	tests/nested/run-in-kvm.sh -t 300 -- $(RUN_ARGS) $(KERNEL)
 
 # Every test: the unit tests (Criterion), then the integration tests

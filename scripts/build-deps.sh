@@ -1,18 +1,38 @@
 #!/bin/sh
-# Install what building irqlab needs beyond gcc, make and binutils, when
-# it is missing: libseccomp-dev (irqlab-vmm's vCPU threads run under a
-# seccomp filter, docs/SECURITY.md).  As root it runs apt; otherwise it
-# prints the exact command and fails.  make run calls it first.
+# Install what `make run` needs beyond gcc, make and binutils, when it is
+# missing:
+#   libseccomp-dev   irqlab-vmm's vCPU threads run under a seccomp filter
+#                    (docs/SECURITY.md)
+#   qemu-system-x86  with --rig: the nested rig (tests/nested/), which
+#                    make run boots irqlab-vmm in where /dev/kvm is missing
+# As root it runs apt; otherwise it prints the one command to run and
+# fails.  make run calls it first, with --rig where there is no /dev/kvm.
 set -u
+rig=0
+case "${1:-}" in
+--rig) rig=1 ;;
+"") ;;
+*) echo "usage: $0 [--rig]" >&2; exit 2 ;;
+esac
 pkgs=""
 [ -f /usr/include/seccomp.h ] || pkgs="$pkgs libseccomp-dev"
+if [ $rig = 1 ]; then
+	command -v qemu-system-x86_64 >/dev/null 2>&1 || pkgs="$pkgs qemu-system-x86"
+	# run-in-kvm.sh unpacks Debian's kernel package: dpkg-deb, xz
+	command -v xz >/dev/null 2>&1 || pkgs="$pkgs xz-utils"
+fi
 [ -z "$pkgs" ] && exit 0
+why="building irqlab-vmm needs"
+[ $rig = 1 ] && why="make run needs (no usable /dev/kvm here: the nested rig boots irqlab-vmm)"
 if [ "$(id -u)" != 0 ]; then
-	echo "building irqlab-vmm needs:$pkgs" >&2
+	echo "$why:$pkgs" >&2
 	echo "install them with: sudo apt-get update && sudo apt-get install -y$pkgs" >&2
 	exit 1
 fi
 export DEBIAN_FRONTEND=noninteractive
-echo "installing build dependencies:$pkgs" >&2
+echo "installing$pkgs: $why them" >&2
 apt-get update -qq || echo "apt-get update failed: trying what is cached" >&2
-apt-get install -y -qq --no-install-recommends $pkgs >&2
+apt-get install -y -qq --no-install-recommends $pkgs >&2 || {
+	echo "apt-get install$pkgs failed" >&2
+	exit 1
+}
