@@ -9,6 +9,8 @@
 #                   and kernel/boot/grub.cfg (grub-pc-bin, grub-efi-amd64-bin,
 #                   xorriso, mtools)
 #   make test       install test dependencies if needed, run every test
+#   make install    irqlab-vmm, irqlab-vmm(1) and the kernel images under
+#                   $(DESTDIR)$(PREFIX) (default /usr/local); make uninstall
 #   make bench-pir  the PIR-fold microbenchmark
 #   make bench-calib  calibration from CPUID against the PIT, 50 boots each
 #   make bench      the guest-bench matrix (QUICK=1: a short run)
@@ -76,18 +78,26 @@ KERNEL_OBJS	:= $(call guest,$(kernel-y) $(calib-y))
 UNIT_OBJS	:= $(call host,$(tests-unit-y) $(calib-y)) $(VMM_CORE_OBJS)
 
 VERSION	:= $(shell git describe --always --dirty 2>/dev/null || echo unknown)
+# make install: $(DESTDIR)$(PREFIX)/bin, share/irqlab, share/man/man1
+PREFIX	?= /usr/local
+DESTDIR	?=
+BINDIR	:= $(PREFIX)/bin
+DATADIR	:= $(PREFIX)/share/irqlab
+MAN1DIR	:= $(PREFIX)/share/man/man1
 
-.PHONY: all run run-nested iso test unit integration fuzz fuzz-probe bench-pir bench-calib bench bench-boot bench-grub linux-guest bench-linux tsan-storm clean FORCE
+.PHONY: all run run-nested iso man install uninstall test unit integration fuzz fuzz-probe bench-pir bench-calib bench bench-boot bench-grub linux-guest bench-linux tsan-storm clean FORCE
 all: $(VMM) $(KERNEL) $(KERNEL32)
 
 $(VMM): $(VMM_OBJS)
 	$(CC) $(HOST_LDFLAGS) -o $@ $^ -lseccomp
 
-# The version both programs print; the header changes (and they rebuild)
-# only when the git revision does.
+# The version both programs print, and where make install puts the
+# kernel (irqlab-vmm's default KERNEL); the header changes (and they
+# rebuild) only when the git revision or PREFIX does.
 $(B)/version.h: FORCE
 	@mkdir -p $(B)
-	@echo '#define IRQLAB_VERSION_STR "$(VERSION)"' >$@.tmp
+	@{ echo '#define IRQLAB_VERSION_STR "$(VERSION)"'; \
+	   echo '#define IRQLAB_DATADIR "$(DATADIR)"'; } >$@.tmp
 	@cmp -s $@.tmp $@ || mv $@.tmp $@; rm -f $@.tmp
 $(B)/host/vmm/cli.o $(B)/guest/kernel/main.o: $(B)/version.h
 $(B)/host/vmm/cli.o: HOST_CFLAGS += -include $(B)/version.h
@@ -219,6 +229,32 @@ run-nested:
 	@scripts/build-deps.sh --rig
 	@$(MAKE) --no-print-directory all
 	tests/nested/run-in-kvm.sh -t 300 -- $(RUN_ARGS) $(KERNEL)
+
+# irqlab-vmm(1), from its --help and --version (help2man) and
+# docs/irqlab-vmm.h2m: the page cannot drift from the program.
+MAN	:= $(B)/irqlab-vmm.1
+man: $(MAN)
+$(MAN): $(VMM) docs/irqlab-vmm.h2m
+	@command -v help2man >/dev/null || scripts/build-deps.sh --man
+	sed 's|@DATADIR@|$(DATADIR)|g' docs/irqlab-vmm.h2m >$(B)/irqlab-vmm.h2m
+	help2man --no-info --section 1 --include $(B)/irqlab-vmm.h2m \
+		--name 'a small KVM monitor that emulates the interrupt controllers and counts every VM exit' \
+		--output $@.tmp $(VMM) && mv $@.tmp $@
+
+# make install PREFIX=/usr/local DESTDIR=: irqlab-vmm, its man page, the
+# kernel images (and build/irqlab.iso, if make iso made it) in
+# share/irqlab, where irqlab-vmm looks when given no KERNEL
+install: all $(MAN)
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR) $(DESTDIR)$(MAN1DIR)
+	install -m 755 $(VMM) $(DESTDIR)$(BINDIR)/irqlab-vmm
+	install -m 644 $(KERNEL) $(KERNEL32) $(DESTDIR)$(DATADIR)/
+	if [ -f $(ISO) ]; then install -m 644 $(ISO) $(DESTDIR)$(DATADIR)/; fi
+	install -m 644 $(MAN) $(DESTDIR)$(MAN1DIR)/irqlab-vmm.1
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/irqlab-vmm $(DESTDIR)$(MAN1DIR)/irqlab-vmm.1 \
+		$(addprefix $(DESTDIR)$(DATADIR)/,$(notdir $(KERNEL) $(KERNEL32) $(ISO)))
+	-rmdir $(DESTDIR)$(DATADIR)
 
 # Every test: the unit tests (Criterion), then the integration tests
 # (pytest: boots under irqlab-vmm and QEMU), then both summaries; it fails

@@ -5,17 +5,25 @@
 #                    (docs/SECURITY.md)
 #   qemu-system-x86  with --rig: the nested rig (tests/nested/), which
 #                    make run boots irqlab-vmm in where /dev/kvm is missing
+#   help2man         with --man: irqlab-vmm(1), made from its --help
 # As root it runs apt; otherwise it prints the one command to run and
-# fails.  make run calls it first, with --rig where there is no /dev/kvm.
+# fails.  make run calls it first, with --rig where there is no /dev/kvm;
+# make man with --man.
 set -u
-rig=0
-case "${1:-}" in
---rig) rig=1 ;;
-"") ;;
-*) echo "usage: $0 [--rig]" >&2; exit 2 ;;
-esac
+rig=0 man=0
+for a in "$@"; do
+	case $a in
+	--rig) rig=1 ;;
+	--man) man=1 ;;
+	*) echo "usage: $0 [--rig] [--man]" >&2; exit 2 ;;
+	esac
+done
 pkgs=""
-[ -f /usr/include/seccomp.h ] || pkgs="$pkgs libseccomp-dev"
+if [ $man = 1 ]; then
+	command -v help2man >/dev/null 2>&1 || pkgs="$pkgs help2man"
+else
+	[ -f /usr/include/seccomp.h ] || pkgs="$pkgs libseccomp-dev"
+fi
 if [ $rig = 1 ]; then
 	command -v qemu-system-x86_64 >/dev/null 2>&1 || pkgs="$pkgs qemu-system-x86"
 	# run-in-kvm.sh unpacks Debian's kernel package: dpkg-deb, xz
@@ -23,6 +31,7 @@ if [ $rig = 1 ]; then
 fi
 [ -z "$pkgs" ] && exit 0
 why="building irqlab-vmm needs"
+[ $man = 1 ] && why="irqlab-vmm's man page needs"
 [ $rig = 1 ] && why="make run needs (no usable /dev/kvm here: the nested rig boots irqlab-vmm)"
 if [ "$(id -u)" != 0 ]; then
 	echo "$why:$pkgs" >&2

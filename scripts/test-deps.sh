@@ -8,6 +8,9 @@ pkgs=""
 [ -f /usr/include/criterion/criterion.h ] || pkgs="$pkgs libcriterion-dev"
 # irqlab-vmm links libseccomp (the vCPU threads' filter, docs/SECURITY.md)
 [ -f /usr/include/seccomp.h ] || pkgs="$pkgs libseccomp-dev"
+# irqlab-vmm(1) is made by help2man and read by man -l (test_install.py)
+command -v help2man >/dev/null 2>&1 || pkgs="$pkgs help2man"
+command -v man >/dev/null 2>&1 || pkgs="$pkgs man-db"
 command -v qemu-system-x86_64 >/dev/null 2>&1 || pkgs="$pkgs qemu-system-x86"
 # make fuzz: clang with libFuzzer's runtime (tests/fuzz/, docs/FUZZING.md)
 command -v clang >/dev/null 2>&1 || pkgs="$pkgs clang"

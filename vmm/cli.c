@@ -3,9 +3,12 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <libgen.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "util.h"
@@ -13,6 +16,11 @@
 #ifndef IRQLAB_VERSION_STR
 #define IRQLAB_VERSION_STR "unknown"
 #endif
+/* where make install puts the kernel: $(PREFIX)/share/irqlab */
+#ifndef IRQLAB_DATADIR
+#define IRQLAB_DATADIR "/usr/local/share/irqlab"
+#endif
+#define IRQLAB_KERNEL_NAME "irqlab.elf"
 
 #define MEM_MIN_MIB	4
 #define MEM_MAX_MIB	(64 * 1024)
@@ -21,17 +29,23 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-"usage: irqlab-vmm [options] KERNEL\n"
+"Usage: irqlab-vmm [options] [KERNEL]\n"
 "\n"
 "Boot a multiboot (v1 or v2, ELF32/ELF64 or a.out-kludge) KERNEL, or a\n"
 "Linux bzImage (boot protocol 2.12+, 64-bit entry), on KVM, with every\n"
-"VM exit counted.\n"
+"VM exit counted.  Without KERNEL, or with --kernel irqlab, it boots the\n"
+"irqlab kernel, the first of: ../share/irqlab/irqlab.elf beside the\n"
+"irqlab-vmm binary (as make install lays it out), kernel/irqlab.elf\n"
+"beside it (the build tree), %s/irqlab.elf.\n"
 "\n"
+"      --kernel FILE       the KERNEL, as an option; irqlab: the irqlab\n"
+"                          kernel, found as above\n"
 "  -c, --cpus N            vCPUs (1-%d, default 1); the APs wait for a SIPI\n"
 "  -m, --mem MIB           guest RAM in MiB (%d-%d, default 64)\n"
 "  -a, --append CMDLINE    kernel command line: after argv[0] (the path)\n"
 "                          for multiboot, the whole line for Linux\n"
-"      --module FILE[,STR] load FILE as a multiboot module with command\n"
+"      --module FILE[,STR]\n"
+"                          load FILE as a multiboot module with command\n"
 "                          line STR; repeatable (at most %d)\n"
 "      --initrd FILE       Linux: the initial ramdisk\n"
 "      --multiboot 1|2     force the multiboot version (default: 2 if the\n"
@@ -81,7 +95,8 @@ static void usage(FILE *f)
 "                          only the system calls of its loop, and any\n"
 "                          other ends irqlab-vmm with status 20;\n"
 "                          docs/SECURITY.md)\n"
-"      --kvm-pv off|on|sig on: advertise KVM's paravirtual leaves at\n"
+"      --kvm-pv off|on|sig\n"
+"                          on: advertise KVM's paravirtual leaves at\n"
 "                          0x40000100 (kvmclock, steal time; with KVM's\n"
 "                          LAPIC also PV send-IPI, PV unhalt, TLB flush,\n"
 "                          sched yield); sig: KVM's signature with no\n"
@@ -92,15 +107,26 @@ static void usage(FILE *f)
 "  -h, --help              this text\n"
 "  -V, --version           the version\n"
 "\n"
-"Exit status: the guest's (irqlab power-off port), (V<<1)|1 for a write of V\n"
-"to isa-debug-exit (0xf4), or: 2 bad usage, 4 bad kernel image, 6 KVM/host\n"
-"failure, 8 guest triple fault, 10 KVM internal error, 12 entry failure,\n"
-"14 unhandled exit, 16 guest halted for good, 18 --timeout ran out,\n"
-"20 a vCPU or the PIT's timer thread made a system call its seccomp filter\n"
-"does not allow,\n"
-"22 the guest reset the machine (i8042); 0 when it entered ACPI S5.\n"
+"Exit status:\n"
+"  0   the guest entered ACPI S5\n"
+"  N   the guest wrote N to irqlab's power-off port; (V<<1)|1: it wrote V\n"
+"      to isa-debug-exit (0xf4); irqlab-vmm's own statuses are even\n"
+"  2   bad usage\n"
+"  4   bad kernel image\n"
+"  6   KVM or host failure\n"
+"  8   guest triple fault\n"
+"  10  KVM internal error\n"
+"  12  entry failure\n"
+"  14  unhandled exit\n"
+"  16  guest halted for good\n"
+"  18  --timeout ran out\n"
+"  20  a vCPU or the PIT's timer thread made a system call its seccomp\n"
+"      filter does not allow\n"
+"  22  the guest reset the machine (i8042)\n"
+"  128+N  stopped by signal N\n"
+"\n"
 "docs/VMM.md has the details.\n",
-		VMM_MAX_CPUS, MEM_MIN_MIB, MEM_MAX_MIB, VMM_MAX_MODULES,
+		IRQLAB_DATADIR, VMM_MAX_CPUS, MEM_MIN_MIB, MEM_MAX_MIB, VMM_MAX_MODULES,
 		TIMEOUT_MAX_S);
 }
 
@@ -159,9 +185,11 @@ enum {
 	OPT_PV_EOI,
 	OPT_INITRD,
 	OPT_KVM_PV,
+	OPT_KERNEL,
 };
 
 static const struct option options[] = {
+	{ "kernel", required_argument, NULL, OPT_KERNEL },
 	{ "cpus", required_argument, NULL, 'c' },
 	{ "mem", required_argument, NULL, 'm' },
 	{ "append", required_argument, NULL, 'a' },
@@ -207,6 +235,42 @@ static void add_module(struct vmm_config *cfg, char *arg)
 	m->string = comma ? comma + 1 : "";
 }
 
+/* The irqlab kernel, for no KERNEL or --kernel irqlab: the first that
+ * exists of ../share/irqlab beside the binary (an installed tree, at
+ * whatever DESTDIR it was staged), kernel/ beside it (build/), and the
+ * compiled-in data directory.  Points into a static buffer. */
+static const char *find_irqlab_kernel(void)
+{
+	static char path[PATH_MAX + 64];
+	char exe[PATH_MAX], tried[3 * sizeof(path)] = "";
+	const char *dir = ".";
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	unsigned i;
+
+	if (n > 0) {
+		exe[n] = '\0';
+		dir = dirname(exe);
+	}
+	for (i = 0; i < 3; i++) {
+		if (i == 0)
+			snprintf(path, sizeof(path), "%s/../share/irqlab/%s",
+				 dir, IRQLAB_KERNEL_NAME);
+		else if (i == 1)
+			snprintf(path, sizeof(path), "%s/kernel/%s", dir,
+				 IRQLAB_KERNEL_NAME);
+		else
+			snprintf(path, sizeof(path), "%s/%s", IRQLAB_DATADIR,
+				 IRQLAB_KERNEL_NAME);
+		if (!access(path, R_OK))
+			return path;
+		snprintf(tried + strlen(tried), sizeof(tried) - strlen(tried),
+			 "%s%s", *tried ? ", " : "", path);
+	}
+	bad_usage("no KERNEL given, and no irqlab kernel found (looked at "
+		  "%s; make install puts it there)", tried);
+	return NULL;
+}
+
 /* --trace a,b,...: the event classes to decode */
 static unsigned parse_trace(char *arg)
 {
@@ -235,6 +299,7 @@ static unsigned parse_trace(char *arg)
 
 void cli_parse(int argc, char **argv, struct vmm_config *cfg)
 {
+	bool named_irqlab = false;
 	int c;
 
 	memset(cfg, 0, sizeof(*cfg));
@@ -258,6 +323,13 @@ void cli_parse(int argc, char **argv, struct vmm_config *cfg)
 			break;
 		case OPT_MODULE:
 			add_module(cfg, optarg);
+			break;
+		case OPT_KERNEL:
+			if (!*optarg)
+				bad_usage("--kernel needs a file name, or irqlab%s",
+					  "");
+			cfg->kernel = optarg;
+			named_irqlab = !strcmp(optarg, "irqlab");
 			break;
 		case OPT_INITRD:
 			if (!*optarg)
@@ -368,12 +440,16 @@ void cli_parse(int argc, char **argv, struct vmm_config *cfg)
 			bad_usage("unknown option '%s'", argv[optind - 1]);
 		}
 	}
-	if (optind == argc)
-		bad_usage("no KERNEL given%s", "");
 	if (optind + 1 < argc)
 		bad_usage("one KERNEL only; unexpected '%s'", argv[optind + 1]);
+	if (optind < argc && cfg->kernel)
+		bad_usage("a KERNEL and --kernel: give one; unexpected '%s'",
+			  argv[optind]);
+	if (optind < argc)
+		cfg->kernel = argv[optind];
+	if (!cfg->kernel || named_irqlab)
+		cfg->kernel = find_irqlab_kernel();
 	if (cfg->halt_poll_us && cfg->irqchip != IRQCHIP_USER)
 		bad_usage("--halt-poll is for --irqchip=user: %s", "with KVM's "
 			  "LAPIC, KVM polls its own HLT (its halt_poll_ns)");
-	cfg->kernel = argv[optind];
 }

@@ -7,6 +7,7 @@ writer: each run has 30 s) or leave a file behind.  The image is loaded
 before /dev/kvm is opened, so all of this but the last test runs on any
 host."""
 import os
+import re
 import struct
 
 import pytest
@@ -18,8 +19,9 @@ IMG = T + '/img'
 
 
 @pytest.mark.parametrize('pattern', [
-    '--stats-json', '--timeout SECONDS', '18 --timeout ran out',
-    '--no-seccomp', "20 a vCPU or the PIT's timer thread made a system call"])
+    '--stats-json', '--timeout SECONDS',
+    '--no-seccomp', "20  a vCPU or the PIT's timer thread made a system call",
+    '18  --timeout ran out', '--kernel FILE'])
 def test_help(boot, pattern):
     r = boot.run('help', [VMM, '--help'], 30)
     has(r, pattern)
@@ -32,7 +34,10 @@ def test_version(boot):
 
 # (status, a stderr line matching, the arguments)
 BAD = [
-    (2, 'no KERNEL given', []),
+    (2, "a KERNEL and --kernel: give one; unexpected '%s'" % K,
+     ['--kernel', K, K]),
+    (2, '--kernel needs a file name, or irqlab', ['--kernel=']),
+    (4, 'kernel /nonexistent', ['--kernel', '/nonexistent']),
     (2, "unknown option '--bogus'", ['--bogus', K]),
     (2, 'needs an argument', [K, '--cpus']),
     (2, "--cpus must be a number from 1 to 64, not '0'", ['--cpus', '0', K]),
@@ -109,6 +114,27 @@ def expect(boot, name, want, pattern, args):
                               or 'none' for _, _, a in BAD])
 def test_bad_option(boot, want, pattern, args):
     expect(boot, 'bad-option', want, pattern, args)
+
+
+def test_no_kernel_found(boot):
+    """No KERNEL and no irqlab kernel where irqlab-vmm looks (a copy of
+    the binary with no kernel beside it): a usage error naming where it
+    looked.  Skipped where make install put a kernel in the compiled-in
+    place, which the copy would find."""
+    lone = ROOT / T / 'lone'
+    lone.mkdir(parents=True, exist_ok=True)
+    vmm = lone / 'irqlab-vmm'
+    vmm.write_bytes((ROOT / VMM).read_bytes())
+    vmm.chmod(0o755)
+    r = boot.run('no-kernel', [vmm], 30)
+    if r.status != 2 and 'no irqlab kernel found' not in r.err:
+        pytest.skip('an installed irqlab kernel is on this host: %s' %
+                    r.report())
+    status(r, 2)
+    has(r, r'no KERNEL given, and no irqlab kernel found \(looked at '
+        r'%s/../share/irqlab/irqlab.elf, %s/kernel/irqlab.elf, '
+        r'/.*/share/irqlab/irqlab.elf; make install puts it there\)' % (
+            re.escape(str(lone)), re.escape(str(lone))), 'err')
 
 
 def image(name, data):
