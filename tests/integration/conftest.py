@@ -78,6 +78,10 @@ def boot(request, built):
     return harness.Booter(module, nested)
 
 
+def pytest_sessionfinish(session, exitstatus):
+    harness.stop_rig_server()
+
+
 def pytest_terminal_summary(terminalreporter, exitstatus, config):
     tr = terminalreporter
     if harness.NOTES:

@@ -93,21 +93,11 @@ def test_man_page_has_every_option(installed):
         ', '.join(sorted(missing)))
 
 
+@pytest.mark.kvm_or_nested
 def test_installed_vmm_boots_the_installed_kernel(installed, boot):
     """No KERNEL: irqlab-vmm finds ../share/irqlab/irqlab.elf beside
-    itself.  In the rig the binary is the rig's static build of the same
-    source, put at the installed path."""
-    if harness.kvm_usable():
-        r = boot.run('installed', [BIN, '--stats', '-a', 'hello'], 60)
-    else:
-        harness.nested_rig()
-        rel = os.path.relpath(BIN, ROOT)
-        kern = os.path.relpath(DATA / 'irqlab.elf', ROOT)
-        r = boot.run('installed-rig', [
-            harness.RIG, '-t', '60', '-c',
-            'mkdir -p %s && cp /bin/irqlab-vmm %s && %s --stats -a hello' %
-            (os.path.dirname(rel), rel, rel),
-            kern], 300)
+    itself (in the rig too: it runs the host's tree)."""
+    r = boot.in_kvm('installed', [BIN, '--stats', '-a', 'hello'], 60)
     status(r, 0)
     has(r, r'^@boot ')
     line(r, r'@ready tsc=[0-9]+')

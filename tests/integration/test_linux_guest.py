@@ -105,10 +105,11 @@ def vmm_loader_missing():
 VMM_TIMEOUT = 150
 
 
-def boot_irqlab(monkeypatch, irqchip, cpus, append, name=None):
-    """irqlab-vmm --irqchip=@irqchip booting the guest with @cpus vCPUs:
-    directly where /dev/kvm is real, else in the nested rig (skipped,
-    with the rig's reason, where that cannot run)."""
+def irqlab_boot(irqchip, cpus, append):
+    """A Booter and irqlab-vmm's arguments for --irqchip=@irqchip booting
+    the guest with @cpus vCPUs: directly where /dev/kvm is real, else in
+    the nested rig (skipped, with the rig's reason, where that cannot
+    run)."""
     why = vmm_loader_missing()
     if why:
         pytest.xfail(why)
@@ -119,13 +120,11 @@ def boot_irqlab(monkeypatch, irqchip, cpus, append, name=None):
         # instruction emulator (docs/LINUX.md); the rig has real KVM
         harness.note('linux guest on irqlab-vmm: nested rig, as %s' % how)
         harness.nested_rig()
-        monkeypatch.setenv('NESTED_MEM', '1024')
     args = linux.vmm_linux_args(irqchip, cpus, append=append,
                                 bzimage=os.path.relpath(linux.BZIMAGE, ROOT),
                                 initrd=os.path.relpath(linux.INITRD, ROOT),
                                 extra=['--timeout', str(VMM_TIMEOUT)])
-    return booter.vmm(name or 'irqlab-%s-%d' % (irqchip, cpus), *args,
-                      timeout=VMM_TIMEOUT + 60, stats='json')
+    return booter, args
 
 
 def check_phases(r):
@@ -140,8 +139,10 @@ def check_phases(r):
     return early, bench
 
 
-def test_irqlab_user_2cpus(guest, monkeypatch):
-    r = boot_irqlab(monkeypatch, 'user', 2, VMM_APPEND)
+def test_irqlab_user_2cpus(guest):
+    booter, args = irqlab_boot('user', 2, VMM_APPEND)
+    r = booter.vmm('irqlab-user-2', *args, timeout=VMM_TIMEOUT + 60,
+                   stats='json')
     run = check_guest(r, 2)
     check_phases(r)
     harness.note('linux guest, irqlab-vmm user, 2 vCPUs: /init at %.2f s, '
@@ -162,29 +163,16 @@ def rig_fault(r):
 
 
 @pytest.mark.parametrize('irqchip', ['split', 'kernel'])
-def test_irqlab_kvm_lapic_2cpus(guest, monkeypatch, irqchip):
+def test_irqlab_kvm_lapic_2cpus(guest, irqchip):
     """KVM's LAPIC (split: irqlab's IOAPIC, PIT and PIC; kernel: KVM's
     too); `quiet` keeps the boot short in the rig (the user boot above
-    shows the console's lines).  In the rig, a boot that shows the rig's
-    fault (rig_fault()) is booted once more, loudly, and a second one is
-    an expected failure with both consoles named (1 boot in 5 to 20
-    there, more under load: docs/LINUX.md)."""
-    r = boot_irqlab(monkeypatch, irqchip, 2, VMM_APPEND + ' quiet')
-    kind, _ = linux.host_kvm()
-    why = rig_fault(r) if kind != 'real' else None
-    if why:
-        first = os.path.relpath(str(r.base), ROOT)
-        harness.note('FLAKE: nested rig, irqlab-vmm %s: %s; console in '
-                     '%s.{out,err}; booted again' % (irqchip, why, first))
-        r = boot_irqlab(monkeypatch, irqchip, 2, VMM_APPEND + ' quiet',
-                        name='irqlab-%s-2-again' % irqchip)
-        again = rig_fault(r)
-        if again:
-            pytest.xfail('nested rig, twice: %s; then %s (the rig\'s '
-                         'nested SVM under KVM\'s LAPIC, not irqlab: '
-                         'docs/LINUX.md); consoles in %s.* and %s.*' % (
-                             why, again, first,
-                             os.path.relpath(str(r.base), ROOT)))
+    shows the console's lines).  In the rig, the rule of harness.rig_rule
+    (tests/nested/README.md): a boot that shows the rig's fault
+    (rig_fault()) is booted once more, loudly, and a second one is an
+    expected failure with both consoles named."""
+    booter, args = irqlab_boot(irqchip, 2, VMM_APPEND + ' quiet')
+    r = harness.rig_rule(booter, 'irqlab-%s-2' % irqchip, lambda n: booter.vmm(
+        n, *args, timeout=VMM_TIMEOUT + 60, stats='json'), rig_fault)
     run = check_guest(r, 2)
     check_phases(r)
     harness.note('linux guest, irqlab-vmm %s, 2 vCPUs: /init at %.2f s, '

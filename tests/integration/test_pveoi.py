@@ -7,7 +7,7 @@ import pytest
 
 from harness import KERNEL, line, note, status
 
-pytestmark = pytest.mark.kvm('PV EOI is a KVM feature of irqlab-vmm')
+pytestmark = pytest.mark.kvm_or_nested('PV EOI is a KVM feature of irqlab-vmm')
 
 N = 100
 WAKE_TRIES = 4
@@ -53,8 +53,10 @@ def test_user_pingpong_exits(boot, pveoi, apic):
         # an EOI by the register is allowed when an interrupt was already
         # waiting in IRR as the handler entered (the flag is not set then)
         assert near(e['exits_per_op'], 2) and near(e['eoi_exits'], 0), e
+        # every EOI of the 2N interrupts is one or the other
         st = r.rec('pveoi_stats')
-        assert st and int(st['taken']) >= 2 * N, r.report()
+        assert st and int(st['taken']) + int(st['written']) >= 2 * N, \
+            r.report()
     else:
         line(r, r'@pveoi kind=none why=not-offered')
         assert near(e['exits_per_op'], 3) and e['eoi_exits'] == 1.0, e

@@ -56,7 +56,7 @@ def sent(n, k):
 
 @pytest.mark.parametrize('apic', ['x2apic', 'xapic'])
 def test_tsan_storm(boot, vmm, apic):
-    r = boot.run('storm-' + apic,
+    r = boot.in_kvm('storm-' + apic,
                  [vmm, '--cpus', CPUS, '--stats', '--timeout', 300, '-a',
                   'check=ipi ipi_storm=1 ipi_k=%d apic=%s' % (STORM_K, apic),
                   K], 330, env=TSAN_ENV)

@@ -10,7 +10,7 @@ import pytest
 
 from harness import KERNEL, status
 
-pytestmark = pytest.mark.kvm('the nested rig is for test_vmm_boot')
+pytestmark = pytest.mark.kvm_or_nested
 
 N = 50
 EXITS = ('exits_per_op', 'send_exits', 'kick_exits', 'eoi_exits',

@@ -9,7 +9,8 @@ import struct
 
 import pytest
 
-from harness import KERNEL as K, ROOT, has, kvm_usable, note, status
+from harness import (KERNEL as K, ROOT, has, kvm_usable, rig_dup_ipi,
+                     rig_rule, status)
 
 pytestmark = pytest.mark.kvm_or_nested
 
@@ -130,24 +131,10 @@ def test_mb1(boot):
 
 
 def smp_boot(boot, name, args):
-    """A duplicated IPI has been seen once in CI (dup=1 in xAPIC mode, on a
-    loaded host) and never in hundreds of runs here since: it is an open
-    problem (docs/LAPIC.md), so one rerun is allowed for a duplicate,
-    loudly.  A lost IPI, or a duplicate twice, fails -- but for KVM's own
-    LAPIC (--irqchip=kernel or split), where irqlab takes no part in an
-    IPI: a duplicate twice there is the host's, an expected failure with
-    the record (seen with Debian 6.1's KVM in the nested rig, a self IPI
-    taken twice, in 2 boots of 2)."""
-    r = boot.vmm(name, *args)
-    dup = '^@ipi_check .* lost=0 dup=[1-9]'
-    if r.status != 0 and r.has(dup):
-        note('FLAKE: %s: a duplicated IPI (%s.*); booted again: %s' % (
-            name, r.base.relative_to(ROOT), pairs(r)))
-        r = boot.vmm(name + '-again', *args)
-        if r.status != 0 and r.has(dup) and \
-                any(a in ('--irqchip=kernel', '--irqchip=split') for a in args):
-            pytest.xfail("%s: KVM's LAPIC duplicated an IPI twice: %s" % (
-                name, pairs(r)))
+    """The boot, under the nested rig's rule (harness.rig_rule): with
+    KVM's LAPIC in the rig, an IPI received twice (and none lost) is the
+    rig's second delivery, booted again once."""
+    r = rig_rule(boot, name, lambda n: boot.vmm(n, *args), rig_dup_ipi)
     status(r, 0)
     return r
 

@@ -20,8 +20,7 @@ import pytest
 
 from harness import ROOT, VMM, guest, note, status
 
-pytestmark = pytest.mark.kvm('the fuzz needs many quick boots; '
-                             'tests/nested/run-in-kvm.sh is too slow for it')
+pytestmark = pytest.mark.kvm_or_nested
 
 SEEDS = int(os.environ.get('SEEDS', '12'))
 ITERS = int(os.environ.get('ITERS', '3000'))
@@ -62,7 +61,7 @@ def test_fuzz(boot, vmm, seed, mode):
     defs += ['-DIRQS'] if seed % 2 else []
     pveoi = '--pv-eoi=' + ('on' if seed % 2 else 'off')
     elf = guest('fuzz-%d' % seed, 'tests/integration/fuzz-guest.S', *defs)
-    r = boot.run('fuzz-%s-%d' % (mode, seed),
+    r = boot.in_kvm('fuzz-%s-%d' % (mode, seed),
                  [vmm, '--cpus', '2', '--irqchip=' + mode, pveoi, '--stats',
                   elf],
                  60, env=SAN_ENV)
@@ -79,7 +78,7 @@ def test_timer_storm(boot, vmm, v):
     elf = guest('storm-' + v, 'tests/integration/timer-storm.S',
                 *(['-DSTI'] if v == 'sti' else []))
     js = 'build/tests/test_vmm_fuzz/storm-%s.json' % v
-    r = boot.run('storm-' + v, [vmm, '--stats-json', js, elf], 30,
+    r = boot.in_kvm('storm-' + v, [vmm, '--stats-json', js, elf], 30,
                  env=SAN_ENV)
     status(r, 33)
     e = r.exits

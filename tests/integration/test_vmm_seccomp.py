@@ -14,9 +14,10 @@ A sanitizer build has no filter (docs/SECURITY.md): this needs the
 ordinary build/irqlab-vmm."""
 import pytest
 
-from harness import KERNEL as K, ROOT, VMM, has, no_line, status
+from harness import (KERNEL as K, ROOT, VMM, has, no_line, rig_dup_ipi,
+                     rig_rule, status)
 
-pytestmark = pytest.mark.kvm('the filter goes in on a running vCPU thread')
+pytestmark = pytest.mark.kvm_or_nested('the filter goes in on a running vCPU thread')
 
 
 @pytest.fixture(autouse=True, scope='module')
@@ -58,7 +59,7 @@ def has_filters(r, chip, cpus):
 
 
 def selftest(boot, name, call, *args):
-    return boot.run(name, [VMM, '--stats'] + list(args) + [K], 60,
+    return boot.in_kvm(name, [VMM, '--stats'] + list(args) + [K], 60,
                     env={SELFTEST: call})
 
 
@@ -164,8 +165,9 @@ BOOTS = [
                          ids=[b[0] for b in BOOTS])
 @pytest.mark.parametrize('chip', ['user', 'split', 'kernel'])
 def test_boot_jailed(boot, chip, name, cpus, opts, cmdline, want):
-    r = boot.vmm('%s-%s' % (name, chip), '--irqchip=' + chip,
-                 '--cpus', str(cpus), *opts, '-a', cmdline, K, timeout=120)
+    r = rig_rule(boot, '%s-%s' % (name, chip), lambda n: boot.vmm(
+        n, '--irqchip=' + chip, '--cpus', str(cpus), *opts, '-a', cmdline, K,
+        timeout=120), rig_dup_ipi)
     status(r, want)
     has_filters(r, chip, cpus)
     no_line(r, '.*not allowed by the seccomp filter.*', 'err')

@@ -8,7 +8,7 @@ import pytest
 
 from harness import guest, has, status
 
-pytestmark = pytest.mark.kvm('--timeout needs a guest that runs')
+pytestmark = pytest.mark.kvm_or_nested('--timeout needs a guest that runs')
 
 # per guest, the lines of its dump in every mode
 WANT = {

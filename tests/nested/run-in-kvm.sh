@@ -5,6 +5,7 @@
 #
 #   tests/nested/run-in-kvm.sh [options] -- IRQLAB-VMM-ARGS...
 #   tests/nested/run-in-kvm.sh [options] -c 'SHELL COMMAND' [FILE...]
+#   tests/nested/run-in-kvm.sh --serve SOCKET
 #
 # Options:
 #   -t SECS   time limit for the command inside the guest (default 120)
@@ -12,6 +13,13 @@
 #             (irqlab-vmm is on its PATH; the cwd holds copies of the FILEs,
 #             at the same relative paths)
 #   -v        print the guest's console and the rig's messages on stderr
+#   --serve SOCKET
+#             keep the guest up and run one command after another in it,
+#             as tests/integration/rigserver.py asks on the Unix socket
+#             SOCKET (tests/nested/README.md "The rig as a server"): the
+#             host's / is shared read-only and the repository read-write
+#             (virtio-9p), and each command runs chrooted in the host's
+#             tree, so any host binary runs on the guest's /dev/kvm
 #
 # Paths: every argument that names an existing file (relative to the repo
 # root, or absolute) is copied into the initramfs and the command runs in
@@ -76,6 +84,7 @@ QEMU=${QEMU:-qemu-system-x86_64}
 GUEST_TIMEOUT=120
 VERBOSE=0
 RAWCMD=
+SERVE=
 CPU=${NESTED_CPU:-qemu64,+svm,+npt}
 ACCEL=${NESTED_ACCEL:-tcg,thread=single}
 RETRIES=${NESTED_RETRIES:-1}
@@ -96,13 +105,14 @@ while [ $# -gt 0 ]; do
 	-t) GUEST_TIMEOUT=${2:?}; shift 2 ;;
 	-c) RAWCMD=${2:?}; shift 2 ;;
 	-v) VERBOSE=1; shift ;;
+	--serve) SERVE=${2:?}; shift 2; break ;;
 	--) shift; break ;;
 	-h|--help) usage ;;
 	-*) usage ;;
 	*) [ -n "$RAWCMD" ] || usage; break ;;
 	esac
 done
-[ -n "$RAWCMD" ] || [ $# -gt 0 ] || usage
+[ -n "$RAWCMD" ] || [ -n "$SERVE" ] || [ $# -gt 0 ] || usage
 
 command -v "$QEMU" >/dev/null 2>&1 || skip "$QEMU is not installed (apt-get install qemu-system-x86)"
 for t in timeout dpkg-deb tar gzip base64 flock; do
@@ -116,8 +126,13 @@ mkdir -p "$CACHE" || rig "cannot create $CACHE"
 APT_ERR=$CACHE/apt.err
 . scripts/apt-lib.sh
 
+# The modules /init loads, in order: KVM's, then virtio-9p's (--serve)
+KVM_MODULES="irqbypass kvm ccp kvm-amd"
+P9_MODULES="virtio_ring virtio virtio_pci_legacy_dev virtio_pci_modern_dev virtio_pci netfs fscache 9pnet 9pnet_virtio 9p"
+
 fetch_kernel() {
-	[ -f $CACHE/vmlinuz ] && [ -f $CACHE/modules/kvm-amd.ko ] && return 0
+	[ -f $CACHE/vmlinuz ] && [ -f $CACHE/modules/kvm-amd.ko ] &&
+		[ -f $CACHE/modules/9p.ko ] && return 0
 	local dl=$CACHE/dl deb pkg
 	rm -rf $dl && mkdir -p $dl
 	if [ -n "${NESTED_KERNEL_DEB:-}" ]; then
@@ -137,11 +152,13 @@ fetch_kernel() {
 	dpkg-deb --fsys-tarfile "$deb" | tar -x -C $x --wildcards \
 		'./boot/vmlinuz-*' '*/kernel/arch/x86/kvm/kvm.ko*' \
 		'*/kernel/arch/x86/kvm/kvm-amd.ko*' '*/kernel/virt/lib/irqbypass.ko*' \
-		'*/kernel/drivers/crypto/ccp/ccp.ko*' ||
-		rig "cannot extract vmlinuz and the kvm modules from $deb"
+		'*/kernel/drivers/crypto/ccp/ccp.ko*' '*/kernel/drivers/virtio/*' \
+		'*/kernel/fs/netfs/*' '*/kernel/fs/fscache/*' '*/kernel/fs/9p/*' \
+		'*/kernel/net/9p/*' ||
+		rig "cannot extract vmlinuz and the modules from $deb"
 	rm -rf $CACHE/modules && mkdir -p $CACHE/modules
 	local f m
-	for m in irqbypass kvm ccp kvm-amd; do
+	for m in $KVM_MODULES $P9_MODULES; do
 		f=$(find $x -name "$m.ko*" | head -1)
 		[ -n "$f" ] || rig "$deb has no $m.ko"
 		case $f in
@@ -176,8 +193,11 @@ flock -u 9
 t_fetched=$(date +%s.%N)
 
 # ---- irqlab-vmm, linked static so the initramfs needs no libraries ----
+# (a server runs the host's own binaries, through 9p: it needs none)
 VMM_BIN=${NESTED_VMM:-$N/irqlab-vmm}
-if [ -n "${NESTED_VMM:-}" ]; then
+if [ -n "$SERVE" ]; then
+	VMM_BIN=
+elif [ -n "${NESTED_VMM:-}" ]; then
 	[ -x "$NESTED_VMM" ] || rig "NESTED_VMM: $NESTED_VMM is not executable"
 elif [ "${NESTED_NO_MAKE:-0}" != 1 ]; then
 	make --no-print-directory -s all >&2 || rig "make failed"
@@ -185,7 +205,8 @@ elif [ "${NESTED_NO_MAKE:-0}" != 1 ]; then
 		HOST_LDFLAGS='-pthread -static' $N/irqlab-vmm >&2 ||
 		rig "cannot link a static irqlab-vmm"
 fi
-[ -x "$VMM_BIN" ] || rig "$VMM_BIN is missing (run without NESTED_NO_MAKE)"
+[ -z "$SERVE" ] && [ ! -x "$VMM_BIN" ] &&
+	rig "$VMM_BIN is missing (run without NESTED_NO_MAKE)"
 
 # ---- the initramfs -----------------------------------------------------
 RUN=$(mktemp -d "$ROOT/$N/run.XXXXXX") || rig "mktemp failed"
@@ -194,9 +215,10 @@ R=$RUN/root
 mkdir -p $R/bin $R/lib/modules $R/work/.fetch
 cp $CACHE/busybox $R/bin/busybox
 cp $CACHE/modules/*.ko $R/lib/modules/
-cp "$VMM_BIN" $R/bin/irqlab-vmm
+[ -n "$VMM_BIN" ] && cp "$VMM_BIN" $R/bin/irqlab-vmm
 cp tests/nested/init $R/init
-chmod 755 $R/init $R/bin/busybox $R/bin/irqlab-vmm
+chmod 755 $R/init $R/bin/busybox
+[ -n "$VMM_BIN" ] && chmod 755 $R/bin/irqlab-vmm
 
 # ---- opt-in: the host's QEMU, to run in the guest on its /dev/kvm -----
 # NESTED_WITH_QEMU=1 copies the binary, every library ldd lists (and the
@@ -239,7 +261,9 @@ copy_in() {
 q() { printf "'%s'" "$(printf '%s' "$1" | sed "s/'/'\\\\''/g")"; }
 
 fetch_names=() fetch_dests=()
-if [ -n "$RAWCMD" ]; then
+if [ -n "$SERVE" ]; then
+	: >$R/cmd	# the commands come over the socket
+elif [ -n "$RAWCMD" ]; then
 	for a in "$@"; do
 		[ -f "$a" ] || rig "-c: $a is not a file"
 		copy_in "$a" >/dev/null
@@ -270,19 +294,45 @@ fi
 cat >$R/rig.conf <<EOF
 GUEST_TIMEOUT=$(q "$GUEST_TIMEOUT")
 KVM_AMD_ARGS=$(q "${NESTED_KVM_AMD_ARGS:-}")
+KVM_MODULES=$(q "$KVM_MODULES")
+P9_MODULES=$(q "$P9_MODULES")
+SERVE_ROOT=$(q "${SERVE:+$ROOT}")
 EOF
 log "guest command: $(cat $R/cmd)"
 
 (cd $R && find . | LC_ALL=C sort | "$ROOT/$CACHE/busybox" cpio -o -H newc -R 0:0 2>/dev/null) |
 	gzip -1 >$RUN/initrd.gz || rig "cannot build the initramfs"
 
+APPEND="console=ttyS0 quiet loglevel=4 panic=-1 oops=panic softlockup_panic=1"
+APPEND="$APPEND sysctl.kernel.panic_on_rcu_stall=1"
+
+# ---- --serve: one guest, many commands -----------------------------------
+# Serial 2 is the control line on SOCKET (/init's serve loop reads a
+# command, runs it, answers DONE); the host's / is shared read-only as
+# "hostroot" and the repository read-write as "repo" (9p, virtio-pci).
+# QEMU runs in the foreground until the guest powers off or it is killed.
+if [ -n "$SERVE" ]; then
+	rm -f "$SERVE"
+	log "serving on $SERVE: -accel $ACCEL -cpu $CPU -smp $SMP -m $MEM"
+	"$QEMU" -accel "$ACCEL" -cpu "$CPU" -smp "$SMP" -m "$MEM" \
+		-kernel $CACHE/vmlinuz -initrd $RUN/initrd.gz -append "$APPEND" \
+		-display none -monitor none -vga none -nodefaults -no-reboot \
+		-serial file:$N/serve-console.log -serial file:$N/serve-channel.log \
+		-serial unix:"$SERVE",server=on,wait=off \
+		-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
+		-virtfs local,path="$ROOT",mount_tag=repo,security_model=none,multidevs=remap \
+		</dev/null &
+	qpid=$!
+	trap 'kill -TERM $qpid 2>/dev/null; wait $qpid; exit 143' TERM INT HUP
+	wait $qpid
+	exit $?
+fi
+
 # ---- boot ----------------------------------------------------------------
 # Serial 0 is the console (kernel log); serial 1 is the result channel.
 # A soft lockup or an RCU stall panics the guest, and panic=-1 with
 # -no-reboot then ends QEMU, so a broken guest costs ~25 s, not the limit.
 limit=$((GUEST_TIMEOUT + BOOT_TIMEOUT))
-APPEND="console=ttyS0 quiet loglevel=4 panic=-1 oops=panic softlockup_panic=1"
-APPEND="$APPEND sysctl.kernel.panic_on_rcu_stall=1"
 fmt() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
 
 boot_once() {	# one boot; sets qrc and fills $RUN/files

@@ -277,8 +277,9 @@ static struct kvm_cpuid2 *kvm_supported_cpuid(struct vm *vm)
 
 /*
  * The CPUID features that depend on the interrupt controller.  With
- * --irqchip=kernel or split, KVM's LAPIC is there: APIC, x2APIC (unless
- * --no-x2apic) and TSC-deadline stay as KVM reports them.  With
+ * --irqchip=kernel or split, KVM's LAPIC is there: APIC and x2APIC
+ * (unless --no-x2apic) stay as KVM reports them, and TSC-deadline is set
+ * when KVM emulates it (KVM_CAP_TSC_DEADLINE_TIMER).  With
  * --irqchip=user, irqlab's LAPIC is there: APIC always, x2APIC and
  * TSC-deadline when KVM lets their MSRs reach irqlab (vm->x2apic_ok,
  * vm->tsc_deadline_ok).  KVM lists TSC-deadline as emulated, not
@@ -293,8 +294,11 @@ static void kvm_cpuid_apic_bits(const struct vm *vm, struct kvm_cpuid_entry2 *e)
 			e->ecx |= CPUID1_ECX_X2APIC;
 		if (vm->tsc_deadline_ok)
 			e->ecx |= CPUID1_ECX_TSC_DEADLINE;
-	} else if (vm->cfg->x2apic == 0) {
-		e->ecx &= ~CPUID1_ECX_X2APIC;
+	} else {
+		if (vm->cfg->x2apic == 0)
+			e->ecx &= ~CPUID1_ECX_X2APIC;
+		if (vm->tsc_deadline_ok)
+			e->ecx |= CPUID1_ECX_TSC_DEADLINE;
 	}
 }
 
@@ -384,14 +388,19 @@ static void kvm_tsc_offset(struct vcpu *v)
 }
 
 /* TSC-deadline mode for --irqchip=user needs its MSR, the rate and the
- * guest TSC; KVM must not scale the TSC (irqlab never asks it to). */
+ * guest TSC; KVM must not scale the TSC (irqlab never asks it to).
+ * KVM's own LAPIC has it whenever KVM_CAP_TSC_DEADLINE_TIMER says so,
+ * whatever the host CPU (KVM runs it on an hrtimer; QEMU offers it the
+ * same way). */
 static void kvm_check_tsc(struct vm *vm)
 {
 	int khz = ioctl(vm->vcpus[0].fd, KVM_GET_TSC_KHZ, 0);
 
 	vm->tsc_khz = khz > 0 ? khz : 0;
-	if (vm->cfg->irqchip != IRQCHIP_USER)
+	if (vm->cfg->irqchip != IRQCHIP_USER) {
+		vm->tsc_deadline_ok = kvm_check(vm, KVM_CAP_TSC_DEADLINE_TIMER);
 		return;
+	}
 	kvm_tsc_offset(&vm->vcpus[0]);
 	vm->tsc_deadline_ok = vm->user_msr && vm->tsc_khz &&
 			      vm->vcpus[0].irq.tsc_known;
