@@ -47,6 +47,7 @@ console in build/bench-linux/ROW.out (stderr: ROW.err).  Exit status 0,
 make linux-guest could not fetch it).
 """
 import argparse
+import bisect
 import json
 import os
 import platform
@@ -87,21 +88,112 @@ def say(msg):
 RIG_DOUBLE_DELIVERY = re.compile(
     r'stack guard page was hit(.|\n)*'
     r'RIP: 0010:asm_(sysvec_[a-z_]+|common_interrupt)\+0x0/')
-RIG_STALL_DUMP = re.compile(
-    r'^irqlab-vmm: vcpu[0-9]+: running, RIP 0x[0-9a-f]+ RFLAGS 0x[0-9a-f]+ '
-    r'\(IF=0\).*\n(  .*\n)*?  ISR 0x', re.M)
+# irqlab-vmm's --timeout dump: a line per vCPU, then its LAPIC's lines
+VCPU_DUMP = re.compile(
+    r'^irqlab-vmm: vcpu([0-9]+): (.*?), RIP 0x([0-9a-f]+) RFLAGS '
+    r'0x[0-9a-f]+ \(IF=([01])\)[^\n]*\n((?:  .*\n)*)', re.M)
+SPIN_SLOWPATH = ('native_queued_spin_lock_slowpath',
+                 '__pv_queued_spin_lock_slowpath')
+# where a 64-bit kernel's text starts with nokaslr (CONFIG_PHYSICAL_START
+# 16 MiB): the KVM-LAPIC boots in the rig pass nokaslr, so that the dump's
+# RIPs can be named with the rig's own kallsyms (the same kernel build)
+NOKASLR_TEXT = 0xffffffff81000000
+RIG_KALLSYMS = os.path.join(ROOT, 'build/nested/rig-kallsyms.txt')
 
 
-def rig_fault(status, out, err):
-    """The rig's interrupt-delivery fault a boot shows, or None."""
+class Kallsyms:
+    """Text symbols of /proc/kallsyms, by their offset from _text, so
+    that they name the places of the same build loaded elsewhere."""
+
+    def __init__(self, text):
+        syms, base = [], None
+        for line in text.splitlines():
+            f = line.split()
+            if len(f) < 3 or f[1] not in 'Tt':
+                continue
+            addr = int(f[0], 16)
+            if f[2] == '_text':
+                base = addr
+            syms.append((addr, f[2]))
+        if base is None or not syms:
+            raise ValueError('no _text in the kallsyms')
+        self.syms = sorted((a - base, n) for a, n in syms)
+        self.offsets = [o for o, _ in self.syms]
+
+    def name(self, rip, text=NOKASLR_TEXT):
+        """'symbol+0xoff' of @rip, or None outside the kernel's text."""
+        off = rip - text
+        i = bisect.bisect_right(self.offsets, off) - 1
+        if off < 0 or i < 0 or off - self.offsets[i] > 0x10000:
+            return None
+        return '%s+0x%x' % (self.syms[i][1], off - self.offsets[i])
+
+
+def rig_kallsyms():
+    """The rig kernel's symbols, when build/nested/rig-kallsyms.txt was
+    read from the same kernel package as build/linux-guest's (the
+    rig's server writes it); else None."""
+    try:
+        with open(RIG_KALLSYMS + '.kernel') as f:
+            rig = f.read().strip()
+        with open(os.path.join(GUEST, 'kernel.txt')) as f:
+            guest = f.read().strip()
+        if rig != guest:
+            return None
+        with open(RIG_KALLSYMS) as f:
+            return Kallsyms(f.read())
+    except (OSError, ValueError):
+        return None
+
+
+def vcpu_dump(err):
+    """irqlab-vmm's --timeout dump: [(vcpu, state, rip, if_, isr)]."""
+    out = []
+    for m in VCPU_DUMP.finditer(err):
+        isr = re.search(r'^  ISR (.*)$', m.group(5), re.M)
+        vecs = isr.group(1).split() if isr and isr.group(1) != '-' else []
+        out.append((int(m.group(1)), m.group(2), int(m.group(3), 16),
+                    m.group(4) == '1', vecs))
+    return out
+
+
+def rig_stall(err, syms):
+    """The stall's evidence, or None: a vCPU running with IF=0 that spins
+    for good in the spin-lock slow path, either inside an interrupt (a
+    vector in service) or as the only CPU online (the others still wait
+    for their SIPI).  Either way the lock's holder is the code that the
+    interrupt it is in interrupted: that code held it with interrupts off,
+    so the interrupt was taken with IF=0."""
+    if syms is None:
+        return None
+    cpus = vcpu_dump(err)
+    for n, state, rip, if_, isr in cpus:
+        where = syms.name(rip)
+        if state != 'running' or if_ or not where or \
+                where.split('+')[0] not in SPIN_SLOWPATH:
+            continue
+        alone = all(s.startswith('waiting for INIT') for m, s, _, _, _ in cpus
+                    if m != n)
+        if isr or alone:
+            return ('vCPU%d spinning for good in %s with IF=0, %s: on a '
+                    'lock held by the code its interrupt interrupted '
+                    '(--timeout: status 18)' % (
+                        n, where, 'vector %s in service' % ' '.join(isr)
+                        if isr else 'the only CPU online'))
+    return None
+
+
+def rig_fault(status, out, err, syms=None):
+    """The rig's interrupt-delivery fault a boot shows, or None; @syms
+    (Kallsyms of the guest's kernel, loaded without KASLR) to tell a
+    stall from its dump."""
     if status == 0:
         return None
     if RIG_DOUBLE_DELIVERY.search(out):
         return ('an interrupt delivered again on its handler\'s first '
                 'instruction, with IF=0 (Linux panicked: status %s)' % status)
-    if status == 18 and RIG_STALL_DUMP.search(err):
-        return ('a CPU stuck for good inside an interrupt with IF=0 (a '
-                'vector in service; --timeout: status 18)')
+    if status == 18:
+        return rig_stall(err, syms)
     return None
 
 
@@ -110,7 +202,7 @@ def boot_rig_retry(name, irqchip, how, boot_once):
     more if it showed the rig's fault, saying so.  Returns the result and
     the first boot's fault (None if there was none)."""
     res = boot_once()
-    why = rig_fault(res.status, res.out, res.err) \
+    why = rig_fault(res.status, res.out, res.err, rig_kallsyms()) \
         if how == 'nested' and irqchip != 'user' else None
     if why:
         say('linux-bench: %s: the nested rig\'s fault: %s; booting again '

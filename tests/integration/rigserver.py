@@ -88,6 +88,18 @@ class RigServer:
         if line != 'READY':
             self.stop()
             raise RigError('the rig did not get ready (%r)' % line)
+        self._kallsyms()
+
+    def _kallsyms(self):
+        """The rig kernel's /proc/kallsyms, with the package it came from,
+        in build/nested/rig-kallsyms.txt: the names for the RIPs of a
+        --timeout dump of the same kernel (guest-bench/runner/linux.py)."""
+        out = os.path.join(self.root, 'build/nested/rig-kallsyms.txt')
+        if self._run('cat /proc/kallsyms >%s.tmp\n' % out, 60) == 0:
+            os.replace(out + '.tmp', out)
+            pkg = os.path.join(self.root, 'build/nested/cache/kernel.txt')
+            with open(pkg) as f, open(out + '.kernel', 'w') as k:
+                k.write(f.read())
 
     def stop(self):
         if self.sock:

@@ -159,7 +159,7 @@ def test_irqlab_user_2cpus(guest):
 # registers or events in both (docs/SECURITY.md): the fault is below
 # irqlab-vmm.
 def rig_fault(r):
-    return linux.rig_fault(r.status, r.out, r.err)
+    return linux.rig_fault(r.status, r.out, r.err, linux.rig_kallsyms())
 
 
 @pytest.mark.parametrize('irqchip', ['split', 'kernel'])
@@ -170,7 +170,8 @@ def test_irqlab_kvm_lapic_2cpus(guest, irqchip):
     (tests/nested/README.md): a boot that shows the rig's fault
     (rig_fault()) is booted once more, loudly, and a second one is an
     expected failure with both consoles named."""
-    booter, args = irqlab_boot(irqchip, 2, VMM_APPEND + ' quiet')
+    # nokaslr: a --timeout dump's RIPs are named by the rig's kallsyms
+    booter, args = irqlab_boot(irqchip, 2, VMM_APPEND + ' quiet nokaslr')
     r = harness.rig_rule(booter, 'irqlab-%s-2' % irqchip, lambda n: booter.vmm(
         n, *args, timeout=VMM_TIMEOUT + 60, stats='json'), rig_fault)
     run = check_guest(r, 2)

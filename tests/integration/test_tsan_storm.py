@@ -19,9 +19,7 @@ import pytest
 
 from harness import KERNEL as K, ROOT
 
-pytestmark = pytest.mark.kvm('the storm needs many quick exits; the nested '
-                             'rig (tests/nested/run-in-kvm.sh) is far too '
-                             'slow for it')
+pytestmark = pytest.mark.kvm_or_nested
 
 STORM_K = int(os.environ.get('STORM_K', '20'))
 TSAN_VMM = 'build/tsan/irqlab-vmm'
