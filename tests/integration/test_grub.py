@@ -45,8 +45,11 @@ def check_default_suite(r, proto, rsdp):
     line(r, '@calib source=(cpuid15|cpuid16|hv|pit|pmtimer) .* use=1( .*)?')
     line(r, '@smp online=2 apic=(xapic|x2apic) cpus=2 bsp=0 source=acpi '
          'rsdp=%s' % rsdp)
+    # QEMU/KVM offers KVM's PV send-IPI (-cpu host in the nested rig):
+    # then the check adds its multicast round (docs/RECORDS.md)
     line(r, '@ipi_check sent=600 received=600 lost=0 dup=0 cpus=2 k=100 '
-         'stalls=0 tsc=[0-9]+')
+         'stalls=0 tsc=[0-9]+|@ipi_check sent=800 received=800 lost=0 dup=0 '
+         'cpus=2 k=100 stalls=0 tsc=[0-9]+ multicast=pv')
     line(r, '@ready tsc=[0-9]+')
     no_line(r, '@panic.*')
     c = r.rec('calib', use='1')
@@ -131,7 +134,9 @@ def slow_firmware():
     return None
 
 
-@pytest.mark.kvm
+@pytest.mark.kvm('firmware under QEMU/KVM in the nested rig is two levels '
+                 'of virtualization under TCG: SeaBIOS reached the kernel in '
+                 '18 s once and not in 300 s the next time')
 @pytest.mark.parametrize('firmware', ['seabios', 'ovmf'])
 def test_grub_kvm(boot, firmware):
     """The multiboot (v1) entry under QEMU/KVM, whose RSDP comes from the

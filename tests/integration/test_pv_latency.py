@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from harness import KERNEL, guest, has, line, status
+from harness import KERNEL, guest, has, line, rig_dup_ipi, rig_rule, status
 
 pytestmark = pytest.mark.kvm_or_nested
 
@@ -92,8 +92,9 @@ def test_ipi_check_exact_with_the_knobs(boot, chip):
     args = ['--irqchip=' + chip, '--cpus', '3', '--pv-ipi=on']
     if chip == 'user':
         args += ['--halt-poll', '200']
-    r = boot.vmm('ipi-check-knobs-' + chip, *args, '-a',
-                 'check=ipi haltpoll=adaptive', KERNEL, timeout=240)
+    r = rig_rule(boot, 'ipi-check-knobs-' + chip, lambda n: boot.vmm(
+        n, *args, '-a', 'check=ipi haltpoll=adaptive', KERNEL, timeout=240),
+        rig_dup_ipi)
     status(r, 0)
     has(r, r'^idle: halt-polling adaptive')
     rec = r.rec('ipi_check')

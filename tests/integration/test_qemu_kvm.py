@@ -5,7 +5,7 @@ import pytest
 
 from harness import line, no_line, qemu_status
 
-pytestmark = [pytest.mark.kvm, pytest.mark.qemu]
+pytestmark = [pytest.mark.kvm_or_nested, pytest.mark.qemu]
 
 
 def test_qemu_kvm_plain(boot):
