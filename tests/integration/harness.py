@@ -159,7 +159,7 @@ def execute(argv, base, timeout, env=None, strip_cr=False, strict=True):
 
 
 def execute_in_rig(argv, base, timeout, env=None, strip_cr=False,
-                   strict=True):
+                   strict=True, smp=None):
     """As execute(), but argv runs inside the nested rig's server (one
     rig boot for the whole session: rigserver.py); a broken rig gives
     status 125 with a RIG: line on stderr."""
@@ -170,30 +170,41 @@ def execute_in_rig(argv, base, timeout, env=None, strip_cr=False,
         '(in the nested rig) ' + ' '.join(map(shlex.quote, argv)) + '\n')
     out = _file(base, '.raw' if strip_cr else '.out')
     t0 = time.monotonic()
-    status = rig_server().run(argv, out, _file(base, '.err'), timeout, env)
+    status = rig_server(smp).run(argv, out, _file(base, '.err'), timeout,
+                                 env)
     seconds = time.monotonic() - t0
     if strip_cr and out.exists():
         _file(base, '.out').write_bytes(out.read_bytes().replace(b'\r', b''))
     return Run(base.name, base, argv, status, seconds, timeout, strict)
 
 
-_RIG_SERVER = []
+_RIG_SERVER = {}
 
 
-def rig_server():
-    """The session's rig server (started on first use, stopped by
-    stop_rig_server() at the session's end); skip or fail as
-    nested_rig() does if the rig cannot run here."""
+def rig_server(smp=None):
+    """The session's rig server with @smp CPUs (None: the rig's default;
+    each started on first use, stopped by stop_rig_server() at the
+    session's end); skip or fail as nested_rig() does if the rig cannot
+    run here."""
     nested_rig()
-    return _RIG_SERVER[0]
+    if smp not in _RIG_SERVER:
+        import rigserver
+        srv = rigserver.RigServer(ROOT, smp)
+        try:
+            srv.start()
+        except rigserver.RigError as e:
+            pytest.fail('the nested-KVM rig with %s CPUs does not start: %s'
+                        % (smp, e), pytrace=False)
+        _RIG_SERVER[smp] = srv
+    return _RIG_SERVER[smp]
 
 
 def stop_rig_server():
-    for s in _RIG_SERVER:
+    for smp, s in _RIG_SERVER.items():
         s.stop()
         if s.boots:
-            print('nested rig server: %d command(s), %d rig boot(s)' % (
-                s.n, s.boots))
+            print('nested rig server (%s CPUs): %d command(s), %d rig '
+                  'boot(s)' % (smp or 'default', s.n, s.boots))
 
 
 def _stop(p):
@@ -336,7 +347,7 @@ def _rig_probe():
         return 'skip', 'the nested-KVM rig cannot run here: %s' % e
     except rigserver.RigError as e:
         return 'fail', 'the nested-KVM rig does not work: %s' % e
-    _RIG_SERVER.append(srv)
+    _RIG_SERVER[None] = srv
     return 'ok', None
 
 
@@ -395,6 +406,7 @@ class Booter:
     def __init__(self, module, nested):
         self.dir = ROOT / OUT / module
         self.nested = nested    # irqlab-vmm through the nested rig
+        self.rig_smp = None     # the rig's CPUs there (None: its default)
 
     def run(self, name, argv, timeout, **kw):
         """Any command, at the repository root."""
@@ -409,7 +421,7 @@ class Booter:
         argv = [str(a) for a in argv]
         if self.nested:
             return execute_in_rig(argv, self.dir / name, max(timeout, 60),
-                                  env, strip_cr, strict)
+                                  env, strip_cr, strict, self.rig_smp)
         return execute(argv, self.dir / name, timeout, env, strip_cr, strict)
 
     def vmm(self, name, *args, timeout=30, stats=True, env=None,

@@ -38,16 +38,22 @@ class RigSkip(RigError):
 
 
 class RigServer:
-    def __init__(self, root):
+    def __init__(self, root, smp=None):
+        """@smp: the rig's CPUs (NESTED_SMP; None: run-in-kvm.sh's
+        default); each setting has files of its own."""
         self.root = str(root)
+        self.smp = smp
         self.proc = None
         self.sock = None
         self.buf = b''
         self.n = 0
         self.boots = 0
-        self.log = os.path.join(self.root, 'build/nested/serve.log')
-        self.path = os.path.join(self.root, 'build/nested/serve-%d.sock' %
-                                 os.getpid())
+        name = 'serve' + ('-smp%d' % smp if smp else '')
+        self.log = os.path.join(self.root, 'build/nested/%s.log' % name)
+        self.console = os.path.join(self.root, 'build/nested/%s-%d-console.log'
+                                    % (name, os.getpid()))
+        self.path = os.path.join(self.root, 'build/nested/%s-%d.sock' %
+                                 (name, os.getpid()))
 
     # ---- the server's life ----------------------------------------------
 
@@ -57,6 +63,8 @@ class RigServer:
         # the Linux guests of test_linux_guest take 512 MiB of the rig's
         env = dict(os.environ)
         env.setdefault('NESTED_MEM', '1536')
+        if self.smp:
+            env['NESTED_SMP'] = str(self.smp)
         with open(self.log, 'ab') as log:
             log.write(b'---- start %d\n' % self.boots)
             self.proc = subprocess.Popen(
@@ -133,9 +141,8 @@ class RigServer:
                 lines = f.read().splitlines()
         except OSError:
             return '(no log)'
-        cons = os.path.join(self.root, 'build/nested/serve-console.log')
         try:
-            with open(cons, errors='replace') as f:
+            with open(self.console, errors='replace') as f:
                 lines += ['console: ' + l for l in
                           f.read().replace('\r', '').splitlines()[-n:]]
         except OSError:

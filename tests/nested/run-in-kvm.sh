@@ -317,7 +317,8 @@ if [ -n "$SERVE" ]; then
 	"$QEMU" -accel "$ACCEL" -cpu "$CPU" -smp "$SMP" -m "$MEM" \
 		-kernel $CACHE/vmlinuz -initrd $RUN/initrd.gz -append "$APPEND" \
 		-display none -monitor none -vga none -nodefaults -no-reboot \
-		-serial file:$N/serve-console.log -serial file:$N/serve-channel.log \
+		-serial file:"${SERVE%.sock}-console.log" \
+		-serial file:"${SERVE%.sock}-channel.log" \
 		-serial unix:"$SERVE",server=on,wait=off \
 		-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
 		-virtfs local,path="$ROOT",mount_tag=repo,security_model=none,multidevs=remap \
