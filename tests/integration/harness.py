@@ -32,7 +32,6 @@ VMM = os.environ.get('VMM', 'build/irqlab-vmm')
 KERNEL = 'build/kernel/irqlab.elf'
 KERNEL32 = 'build/kernel/irqlab32.elf'
 QEMU = os.environ.get('QEMU', 'qemu-system-x86_64')
-RIG = 'tests/nested/run-in-kvm.sh'
 OUT = 'build/tests'
 
 # what the summary prints after the tests: KNOWN, FLAKE and host notes
@@ -135,12 +134,7 @@ def execute(argv, base, timeout, env=None, strip_cr=False, strict=True):
     """Run argv at the repository root with stdout in base.out and stderr
     in base.err (base.json and base.raw removed first); after timeout
     seconds its whole process group is stopped and status is None."""
-    base.parent.mkdir(parents=True, exist_ok=True)
-    for ext in ('.out', '.err', '.json', '.raw'):
-        _file(base, ext).unlink(missing_ok=True)
-    _file(base, '.cmd').write_text(
-        ' '.join(map(shlex.quote, argv)) + '\n')
-    out = _file(base, '.raw' if strip_cr else '.out')
+    out = _begin(argv, base, strip_cr)
     full_env = dict(os.environ, **(env or {}))
     t0 = time.monotonic()
     with open(out, 'wb') as o, open(_file(base, '.err'), 'wb') as e:
@@ -153,9 +147,24 @@ def execute(argv, base, timeout, env=None, strip_cr=False, strict=True):
             status = None
             _stop(p)
     seconds = time.monotonic() - t0
-    if strip_cr:        # a serial console's CR LF, as `tr -d '\r'`
-        _file(base, '.out').write_bytes(out.read_bytes().replace(b'\r', b''))
+    _end(base, out, strip_cr)
     return Run(base.name, base, argv, status, seconds, timeout, strict)
+
+
+def _begin(argv, base, strip_cr, where=''):
+    """base's old files removed, base.cmd written; the file stdout goes
+    to (base.raw when its CRs are to be dropped)."""
+    base.parent.mkdir(parents=True, exist_ok=True)
+    for ext in ('.out', '.err', '.json', '.raw'):
+        _file(base, ext).unlink(missing_ok=True)
+    _file(base, '.cmd').write_text(
+        where + ' '.join(map(shlex.quote, argv)) + '\n')
+    return _file(base, '.raw' if strip_cr else '.out')
+
+
+def _end(base, out, strip_cr):
+    if strip_cr and out.exists():   # a serial console's CR LF, as tr -d
+        _file(base, '.out').write_bytes(out.read_bytes().replace(b'\r', b''))
 
 
 def execute_in_rig(argv, base, timeout, env=None, strip_cr=False,
@@ -163,18 +172,12 @@ def execute_in_rig(argv, base, timeout, env=None, strip_cr=False,
     """As execute(), but argv runs inside the nested rig's server (one
     rig boot for the whole session: rigserver.py); a broken rig gives
     status 125 with a RIG: line on stderr."""
-    base.parent.mkdir(parents=True, exist_ok=True)
-    for ext in ('.out', '.err', '.json', '.raw'):
-        _file(base, ext).unlink(missing_ok=True)
-    _file(base, '.cmd').write_text(
-        '(in the nested rig) ' + ' '.join(map(shlex.quote, argv)) + '\n')
-    out = _file(base, '.raw' if strip_cr else '.out')
+    out = _begin(argv, base, strip_cr, '(in the nested rig) ')
     t0 = time.monotonic()
     status = rig_server(smp).run(argv, out, _file(base, '.err'), timeout,
                                  env)
     seconds = time.monotonic() - t0
-    if strip_cr and out.exists():
-        _file(base, '.out').write_bytes(out.read_bytes().replace(b'\r', b''))
+    _end(base, out, strip_cr)
     return Run(base.name, base, argv, status, seconds, timeout, strict)
 
 
@@ -189,14 +192,19 @@ def rig_server(smp=None):
     nested_rig()
     if smp not in _RIG_SERVER:
         import rigserver
-        srv = rigserver.RigServer(ROOT, smp)
         try:
-            srv.start()
+            _start_rig_server(smp)
         except rigserver.RigError as e:
             pytest.fail('the nested-KVM rig with %s CPUs does not start: %s'
                         % (smp, e), pytrace=False)
-        _RIG_SERVER[smp] = srv
     return _RIG_SERVER[smp]
+
+
+def _start_rig_server(smp):
+    import rigserver
+    srv = rigserver.RigServer(ROOT, smp)
+    srv.start()
+    _RIG_SERVER[smp] = srv
 
 
 def stop_rig_server():
@@ -340,14 +348,12 @@ def _rig_probe():
     """Start the session's rig server (rigserver.py): whether the rig
     runs here is whether it starts."""
     import rigserver
-    srv = rigserver.RigServer(ROOT)
     try:
-        srv.start()
+        _start_rig_server(None)
     except rigserver.RigSkip as e:
         return 'skip', 'the nested-KVM rig cannot run here: %s' % e
     except rigserver.RigError as e:
         return 'fail', 'the nested-KVM rig does not work: %s' % e
-    _RIG_SERVER[None] = srv
     return 'ok', None
 
 
