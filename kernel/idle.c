@@ -16,6 +16,7 @@
 
 #include "calib_hw.h"
 #include "cmdline.h"
+#include "halt.h"
 #include "haltpoll.h"
 #include "idle.h"
 #include "printf.h"
@@ -123,7 +124,7 @@ void idle_wait(int (*woken)(void *), void *arg)
 	struct haltpoll *h = &hp[c->index];
 
 	if (!__atomic_load_n(&enabled, __ATOMIC_ACQUIRE)) {
-		asm volatile("sti; hlt" : : : "memory");
+		sti_hlt();
 		return;
 	}
 	if (h->window_ns) {
@@ -135,7 +136,7 @@ void idle_wait(int (*woken)(void *), void *arg)
 		haltpoll_enter(h, tsc_ns(rdtsc()));
 	}
 	/* the interrupt comes only once HLT runs (STI shadow) */
-	asm volatile("sti; hlt" : : : "memory");
+	sti_hlt();
 	haltpoll_exit(h, tsc_ns(rdtsc()), 0);
 }
 

@@ -4,6 +4,7 @@
 
 #include "extable.h"
 #include "gdt.h"
+#include "halt.h"
 #include "idt.h"
 
 /* SDM vol. 3 sec. 6.14.1, figure 6-8: a 16-byte 64-bit IDT gate. */
@@ -118,9 +119,11 @@ void trap_dispatch(struct trap_frame *tf)
 	if (extable_fixup(tf))
 		return;
 	/* an interrupt, not an exception: it ends idle.c's poll */
-	if (tf->vector >= NR_EXCEPTIONS)
+	if (tf->vector >= NR_EXCEPTIONS) {
 		__atomic_store_n(&this_cpu()->irqs, this_cpu()->irqs + 1,
 				 __ATOMIC_RELAXED);
+		halt_shadow_broken(tf);
+	}
 	if (fn)
 		fn(tf);
 	else

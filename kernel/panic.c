@@ -2,6 +2,7 @@
 #include <stdarg.h>
 
 #include "console.h"
+#include "halt.h"
 #include "hw/ports.h"
 #include "panic.h"
 #include "printf.h"
@@ -13,8 +14,10 @@ void kernel_exit(unsigned status)
 	static int exiting;
 
 	/* if flushing faults, the nested exit skips it */
-	if (!exiting++)
+	if (!exiting++) {
+		halt_report();
 		console_flush();
+	}
 	pv_poweroff(status);
 	/*
 	 * QEMU's isa-debug-exit: writing V makes QEMU exit((V << 1) | 1).

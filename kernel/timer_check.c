@@ -17,6 +17,7 @@
  */
 #include <stdint.h>
 
+#include "halt.h"
 #include "hw/apic.h"
 #include "idt.h"
 #include "lapic.h"
@@ -46,7 +47,8 @@ static void timer_handler(struct trap_frame *tf)
 static void wait_fired(unsigned n)
 {
 	while (fired < n) {
-		asm volatile("sti; hlt; cli" : : : "memory");
+		sti_hlt();
+		cli();
 	}
 }
 

@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "bench.h"
+#include "halt.h"
 #include "idt.h"
 #include "lapic.h"
 #include "smp.h"
@@ -152,7 +153,7 @@ void case_exit_hlt(void)
 		want = __atomic_load_n(&selfs, __ATOMIC_ACQUIRE) + 1;
 		lapic_send_self(BENCH_VEC_SELF);
 		t0 = rdtsc();
-		asm volatile("sti; hlt" : : : "memory");
+		sti_hlt();
 		cli();
 		s[i] = rdtsc() - t0;
 		if (__atomic_load_n(&selfs, __ATOMIC_ACQUIRE) < want)

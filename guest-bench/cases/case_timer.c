@@ -23,6 +23,7 @@
 
 #include "bench.h"
 #include "calib_hw.h"
+#include "halt.h"
 #include "hw/apic.h"
 #include "idt.h"
 #include "lapic.h"
@@ -47,8 +48,10 @@ static void timer_handler(struct trap_frame *tf)
 /* STI; HLT until the timer interrupt came (HLT resumes after any other). */
 static void wait_fire(uint32_t want)
 {
-	while (fired < want)
-		asm volatile("sti; hlt; cli" : : : "memory");
+	while (fired < want) {
+		sti_hlt();
+		cli();
+	}
 }
 
 /* One sample: the lateness of a fire against @deadline, or 0 if early. */

@@ -425,10 +425,16 @@ class Booter:
         the nested rig's server when the test runs there, with a minute at
         least (the rig is slow)."""
         argv = [str(a) for a in argv]
-        if self.nested:
-            return execute_in_rig(argv, self.dir / name, max(timeout, 60),
-                                  env, strip_cr, strict, self.rig_smp)
-        return execute(argv, self.dir / name, timeout, env, strip_cr, strict)
+        if not self.nested:
+            r = execute(argv, self.dir / name, timeout, env, strip_cr, strict)
+            why = sti_shadow(r)
+            if why:
+                pytest.fail('%s: %s, and this is not the nested rig\n%s' %
+                            (name, why, r.report()), pytrace=False)
+            return r
+        return rig_rule(self, name, lambda n: execute_in_rig(
+            argv, self.dir / n, max(timeout, 60), env, strip_cr, strict,
+            self.rig_smp), sti_shadow)
 
     def vmm(self, name, *args, timeout=30, stats=True, env=None,
             strict=True):
@@ -519,6 +525,18 @@ def rig_dup_ipi(r):
         return 'an IPI delivered twice by KVM\'s LAPIC: ' + ' | '.join(
             r.grep(r'^(@ipi_check|ipi_check: cpu [0-9]+ ->)'))
     return None
+
+
+def sti_shadow(run):
+    """The kernel's @fault kind=sti_shadow record (docs/RECORDS.md): an
+    interrupt taken inside STI's shadow, described, or None."""
+    f = run.rec('fault', kind='sti_shadow')
+    if f is None:
+        return None
+    return ('%s interrupt(s) taken inside STI\'s shadow, the first vector '
+            '%s at the HLT at %s (@fault: the hypervisor injected while '
+            'its guest could not take one)' % (f.get('n'), f.get('vector'),
+                                               f.get('rip')))
 
 
 def rig_rule(boot, name, once, *faults):

@@ -10,13 +10,7 @@ import pytest
 
 from harness import KERNEL, status
 
-# Open: in the nested rig, user-xapic's timer.oneshot once ended with
-# status 16 ("HLT with interrupts enabled and no timer armed": the guest
-# waited, in STI;HLT, for a one-shot it had armed) in 1 of 3 runs; until
-# that is explained these cases stay KVM-only, a loud skip elsewhere.
-pytestmark = pytest.mark.kvm('open: in the nested rig the user-xapic '
-                             'timer.oneshot case once halted for good '
-                             '(status 16, no timer armed); under study')
+pytestmark = pytest.mark.kvm_or_nested
 
 N = 50
 EXITS = ('exits_per_op', 'send_exits', 'kick_exits', 'eoi_exits',
