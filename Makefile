@@ -137,9 +137,10 @@ NATIVE_FUTEX	:= $(B)/native-futex
 $(NATIVE_FUTEX): $(call host,$(native-futex-y))
 	$(CC) $(HOST_LDFLAGS) -o $@ $^
 
-# make bench: every config, full; make bench QUICK=1: small iters, < 2 min
+# make bench: every config, full; make bench QUICK=1: small iters, < 2 min;
+# RIG=1: the KVM configs in the nested rig (no /dev/kvm here)
 bench: all $(NATIVE_FUTEX)
-	$(PYTHON) guest-bench/run $(if $(QUICK),--quick)
+	$(PYTHON) guest-bench/run $(if $(QUICK),--quick) $(if $(RIG),--rig)
 
 # docs/BENCHMARKS.md "Boot: irqlab-vmm against QEMU with KVM": it builds
 # the revision it measures itself (BOOT_BENCH_ARGS: -r RUNS, -R REV)

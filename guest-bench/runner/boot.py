@@ -268,6 +268,36 @@ def run(cmd, timeout, out_file=None, err_path=None, env=None, cwd=ROOT,
     return res
 
 
+def run_in_rig(server, cmd, timeout, out_file=None, err_path=None):
+    """As run(), but @cmd runs inside the nested rig's server
+    (rigserver.RigServer), whose /dev/kvm it uses; its output goes
+    through files under build/ (the rig writes only in the repository)
+    and reaches @out_file once it ended."""
+    res = Result(list(cmd))
+    tmp = os.path.join(BUILD, 'rig-run')
+    os.makedirs(tmp, exist_ok=True)
+    out, err = os.path.join(tmp, 'out'), os.path.join(tmp, 'err')
+    t0 = time.monotonic()
+    st = server.run(res.cmd, out, err, timeout)
+    res.wall_ms = (time.monotonic() - t0) * 1e3
+    res.timed_out = st is None
+    res.status = st
+    with open(out, errors='replace') as f:
+        res.out = f.read().replace('\r', '')
+    with open(err, errors='replace') as f:
+        res.err = f.read()
+    for line in res.out.splitlines():
+        if line.startswith('@ready'):
+            res.ready_ms = res.wall_ms  # the end: no finer time here
+            break
+    if out_file:
+        out_file.write(res.out)
+        out_file.flush()
+    if err_path:
+        shutil.copyfile(err, err_path)
+    return res
+
+
 class CpuProbe:
     """scripts/qemu-kvm-cpu's answer: model (what QEMU/KVM starts with
     here), used (it with the flags asked for), or skip (a reason word:

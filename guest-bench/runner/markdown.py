@@ -145,6 +145,13 @@ def results_md(configs, host):
                h['cpus'], h['sysname'], h['kernel_release'], iters,
                '; QEMU/KVM -cpu model `%s` (probed by scripts/qemu-kvm-cpu)'
                % cpu if cpu else ''), '']
+    rig = [c.name for c in configs if c.param('host') == 'nested-rig']
+    if rig:
+        out += ['In the nested rig (`--rig`: QEMU TCG\'s emulated SVM and a '
+                'Linux KVM inside it, tests/nested/README.md), not on this '
+                'host\'s CPU: %s.  Their exit counts are exact; their times '
+                'are the rig\'s, not comparable with a real host\'s.' %
+                ', '.join(rig), '']
     out += configs_table(configs)
     out += ['', 'p50 and p99 in ns (nearest rank; with several passes the '
             'median over them, and the p50s\' range in brackets).  Exits '

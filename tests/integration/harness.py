@@ -191,7 +191,7 @@ def rig_server(smp=None):
     run here."""
     nested_rig()
     if smp not in _RIG_SERVER:
-        import rigserver
+        from runner import rigserver
         try:
             _start_rig_server(smp)
         except rigserver.RigError as e:
@@ -201,7 +201,7 @@ def rig_server(smp=None):
 
 
 def _start_rig_server(smp):
-    import rigserver
+    from runner import rigserver
     srv = rigserver.RigServer(ROOT, smp)
     srv.start()
     _RIG_SERVER[smp] = srv
@@ -347,7 +347,7 @@ def perf_missing():
 def _rig_probe():
     """Start the session's rig server (rigserver.py): whether the rig
     runs here is whether it starts."""
-    import rigserver
+    from runner import rigserver
     try:
         _start_rig_server(None)
     except rigserver.RigSkip as e:

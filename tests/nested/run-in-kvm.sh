@@ -15,7 +15,7 @@
 #   -v        print the guest's console and the rig's messages on stderr
 #   --serve SOCKET
 #             keep the guest up and run one command after another in it,
-#             as tests/integration/rigserver.py asks on the Unix socket
+#             as guest-bench/runner/rigserver.py asks on the Unix socket
 #             SOCKET (tests/nested/README.md "The rig as a server"): the
 #             host's / is shared read-only and the repository read-write
 #             (virtio-9p), and each command runs chrooted in the host's
