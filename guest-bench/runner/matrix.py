@@ -113,6 +113,11 @@ class Matrix:
         """Can the configs that need /dev/kvm run: here, or in the rig."""
         return self.rig_mode or boot.kvm_usable()
 
+    def need_kvm(self):
+        if not self.kvm():
+            raise Unrunnable('no-kvm', 'no usable /dev/kvm (--rig runs '
+                             'it in the nested rig)')
+
     def rig_server(self):
         if self.rig is None:
             self.rig = rigserver.RigServer(ROOT, smp=1)
@@ -182,9 +187,7 @@ class Matrix:
         self.header(f, name, 'kind=irqlab-vmm irqchip=%s apic=%s hlt=%s '
                     'halt_poll=%d pv_eoi=%s cpus=2' % (chip, apic, hlt, poll,
                                                        pveoi))
-        if not self.kvm():
-            raise Unrunnable('no-kvm', 'no usable /dev/kvm (--rig runs '
-                             'it in the nested rig)')
+        self.need_kvm()
         return self.boot(f, name, boot.vmm_cmd(
             '%s apic=%s' % (self.cmdline, apic), irqchip=chip, hlt=hlt,
             halt_poll=poll, args=['--pv-eoi=' + pveoi])), 0
@@ -201,9 +204,7 @@ class Matrix:
                             cpu.used + QEMU_KVM_EXTRA.get(name, '')
                             if cpu and cpu.used else 'none',
                             cpu.model if cpu and cpu.model else 'none'))
-            if not self.kvm():
-                raise Unrunnable('no-kvm', 'no usable /dev/kvm (--rig runs '
-                                 'it in the nested rig)')
+            self.need_kvm()
             if cpu and cpu.skip:
                 raise Unrunnable(cpu.skip, cpu.why,
                                  failed=cpu.skip == 'probe-failed')
@@ -263,9 +264,7 @@ class Matrix:
                         KNOB_CPUS, (name.split('-', 2)[2] +
                                     (',' + words if words else '')),
                         min(self.iters, KNOB_ITERS_MAX)))
-        if not self.kvm():
-            raise Unrunnable('no-kvm', 'no usable /dev/kvm (--rig runs '
-                             'it in the nested rig)')
+        self.need_kvm()
         if qemu:
             if not boot.have(self.qemu_bin):
                 raise Unrunnable('no-qemu', '%s is not installed' %
