@@ -12,7 +12,6 @@
 #include "exit/machine.h"
 #include "extint.h"
 #include "isa.h"
-#include "kvm/kvm.h"
 #include "sleep.h"
 #include "user.h"
 #include "util.h"
@@ -52,17 +51,16 @@ static bool vm_sleep_begin(struct vcpu *v, enum vcpu_state state)
 }
 
 /*
- * Every vCPU sleeps and none can wake another: say so, with the registers
- * of the one that went to sleep last (where it halted), and stop.
+ * Every vCPU sleeps and none can wake another: say so and stop.  The
+ * vCPU thread then shows where @v halted (vcpu.c, irq.dead).
  */
 static void vm_dead(struct vcpu *v, const char *what)
 {
-	char why[192];
-
-	snprintf(why, sizeof(why), "%s, and every other vCPU is halted, "
-		 "waiting for a SIPI or done: nothing can ever wake one: "
-		 "stopping", what);
-	kvm_dump_vcpu(v, why);
+	fflush(stdout);
+	fprintf(stderr, "irqlab-vmm: vcpu%d: %s, and every other vCPU is "
+		"halted, waiting for a SIPI or done: nothing can ever wake "
+		"one: stopping\n", v->id, what);
+	v->irq.dead = true;
 	vm_poweroff(v->vm, EXIT_GUEST_HALTED);
 }
 

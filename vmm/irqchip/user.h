@@ -48,6 +48,7 @@ struct vcpu_irq {
 	uint32_t extint_msg;	/* an IOAPIC ExtINT message waits for INTA */
 	bool wait_sipi;		/* in wait-for-SIPI (SDM 9.4.2) */
 	bool halt_forever;	/* halted with nothing that could wake it */
+	bool dead;		/* and so was every vCPU: the VM stopped */
 	bool base_changed;	/* IA32_APIC_BASE written: tell KVM */
 	uint8_t cr8_in;		/* run->cr8 as this thread gave it to KVM_RUN */
 	uint32_t ioapic_tmr[8];	/* IOAPIC level vectors for this CPU (isa.c) */

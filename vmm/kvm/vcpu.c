@@ -177,11 +177,15 @@ static void vcpu_prepare_split(struct vcpu *v)
 /*
  * --irqchip=kernel HLT exits only if KVM's LAPIC sends them (it does not),
  * so this is the user irqchip's HLT: sleep until woken.  irq_halt() stops
- * the VM itself when no vCPU can ever wake another.
+ * the VM itself when no vCPU can ever wake another; its registers follow.
  */
 static bool vcpu_halt(struct vcpu *v)
 {
-	return irq_halt(v);
+	if (irq_halt(v))
+		return true;
+	if (v->irq.dead)	/* where it halted, for whoever reads why */
+		kvm_dump_vcpu(v, "the last vCPU to halt");
+	return false;
 }
 
 static void vcpu_fail(struct vcpu *v, enum exit_action a)
