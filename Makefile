@@ -9,6 +9,9 @@
 #                   and kernel/boot/grub.cfg (grub-pc-bin, grub-efi-amd64-bin,
 #                   xorriso, mtools)
 #   make test       install test dependencies if needed, run every test
+#   make labs       the lab course (docs/labs/README.md): the labs;
+#                   make lab LAB=NAME DIR=PATH [SOLUTION=1]: a student tree;
+#                   make grade (in it; LAB=NAME elsewhere): the points
 #   make install    irqlab-vmm, irqlab-vmm(1) and the kernel images under
 #                   $(DESTDIR)$(PREFIX) (default /usr/local); make uninstall
 #   make bench-pir  the PIR-fold microbenchmark
@@ -85,7 +88,7 @@ BINDIR	:= $(PREFIX)/bin
 DATADIR	:= $(PREFIX)/share/irqlab
 MAN1DIR	:= $(PREFIX)/share/man/man1
 
-.PHONY: all run run-nested iso man install uninstall test unit integration fuzz fuzz-probe bench-pir bench-calib bench bench-boot bench-grub linux-guest bench-linux tsan-storm clean FORCE
+.PHONY: all run run-nested iso man install uninstall labs lab grade test unit integration fuzz fuzz-probe bench-pir bench-calib bench bench-boot bench-grub linux-guest bench-linux tsan-storm clean FORCE
 all: $(VMM) $(KERNEL) $(KERNEL32)
 
 $(VMM): $(VMM_OBJS)
@@ -260,6 +263,20 @@ uninstall:
 # Every test: the unit tests (Criterion), then the integration tests
 # (pytest: boots under irqlab-vmm and QEMU), then both summaries; it fails
 # if either failed.  The dependencies first: irqlab-vmm links libseccomp.
+# The course: docs/labs/README.md (labs/lab.py, labs/catalog.toml)
+labs:
+	@$(PYTHON) labs/lab.py list
+
+lab:
+	@if [ -z "$(LAB)" ] || [ -z "$(DIR)" ]; then \
+		echo "usage: make lab LAB=NAME DIR=PATH [SOLUTION=1]" \
+			"(make labs lists the labs)" >&2; exit 2; fi
+	@$(PYTHON) labs/lab.py make $(LAB) $(DIR) $(if $(SOLUTION),--solution)
+
+grade:
+	@PYTHON=$(PYTHON) scripts/test-deps.sh
+	@$(PYTHON) labs/lab.py grade $(LAB)
+
 test:
 	@PYTHON=$(PYTHON) scripts/test-deps.sh
 	@$(MAKE) --no-print-directory all

@@ -13,6 +13,24 @@
 #define XAPIC_BROADCAST		0xffu
 #define X2APIC_BROADCAST	0xffffffffu
 
+/* LAB ipi: begin
+ * lapic_match_dest(): does the destination field @dest of an interrupt
+ * message (ICR, IOAPIC entry or MSI) name local APIC @l?  Read SDM
+ * 11.6.2.1 (physical: the APIC ID, and the all-ones broadcast), 11.6.2.2
+ * (xAPIC logical: LDR against DFR's flat or cluster model) and 11.12.10
+ * (x2APIC: 32-bit IDs, logical is cluster only, the LDR derived from the
+ * ID).  A hardware-disabled APIC (IA32_APIC_BASE.EN = 0) is on no bus.
+ * Helpers: lapic_hw_enabled(), lapic_x2apic(), lapic_id(), lapic_ldr(),
+ * l->ldr, l->dfr (lapic_internal.h).  Graded by the apic_bus Criterion
+ * tests, check=ipi and check=lapic's dest steps.
+ * stub: bool lapic_match_dest(const struct lapic *l, uint32_t dest, bool logical)
+ * stub: {
+ * stub: 	(void)l;
+ * stub: 	(void)dest;
+ * stub: 	(void)logical;
+ * stub: 	return false;
+ * stub: }
+ */
 /*
  * SDM 11.6.2.2: xAPIC logical destinations.  Flat model (DFR 0xf): the
  * 8-bit MDA matches if it shares a bit with LDR[31:24].  Cluster model
@@ -61,6 +79,7 @@ bool lapic_match_dest(const struct lapic *l, uint32_t dest, bool logical)
 		return true;
 	return logical ? xapic_logical_match(l, dest) : dest == lapic_id(l);
 }
+/* LAB ipi: end */
 
 static bool mask_test(const uint64_t *mask, unsigned i)
 {
@@ -109,6 +128,34 @@ static void lowest_priority(struct lapic *const *cpus, unsigned n, uint64_t *mas
 	}
 }
 
+/* Does @ipi, sent by CPU @src (-1: not a CPU), reach CPU @i's APIC @l? */
+static bool route_reaches(const struct lapic *l, unsigned i, int src,
+			  const struct lapic_ipi *ipi)
+{
+	/* LAB ipi: begin
+	 * The destination shorthand, ICR bits 19:18 (SDM 11.6.1): self,
+	 * all including self, all excluding self; with no shorthand, the
+	 * destination field (lapic_match_dest() above).
+	 * ipi->shorthand holds APIC_ICR_DEST_* (include/hw/apic.h).
+	 * stub: (void)l;
+	 * stub: (void)i;
+	 * stub: (void)src;
+	 * stub: (void)ipi;
+	 * stub: return false;
+	 */
+	switch (ipi->shorthand) {
+	case APIC_ICR_DEST_SELF:
+		return (int)i == src;
+	case APIC_ICR_DEST_ALL:
+		return true;
+	case APIC_ICR_DEST_OTHERS:
+		return (int)i != src;
+	default:
+		return lapic_match_dest(l, ipi->dest, ipi->logical);
+	}
+	/* LAB ipi: end */
+}
+
 /*
  * SDM 11.6.1 shorthands: self, all including self, all excluding self;
  * else the destination field.  A hardware-disabled APIC is on no bus.
@@ -117,29 +164,12 @@ void apic_route(struct lapic *const *cpus, unsigned n, int src,
 		const struct lapic_ipi *ipi, uint64_t *mask)
 {
 	unsigned i;
-	bool hit;
 
 	memset(mask, 0, (n + 63) / 64 * sizeof(*mask));
-	for (i = 0; i < n; i++) {
-		if (!lapic_hw_enabled(cpus[i]))
-			continue;
-		switch (ipi->shorthand) {
-		case APIC_ICR_DEST_SELF:
-			hit = (int)i == src;
-			break;
-		case APIC_ICR_DEST_ALL:
-			hit = true;
-			break;
-		case APIC_ICR_DEST_OTHERS:
-			hit = (int)i != src;
-			break;
-		default:
-			hit = lapic_match_dest(cpus[i], ipi->dest, ipi->logical);
-			break;
-		}
-		if (hit)
+	for (i = 0; i < n; i++)
+		if (lapic_hw_enabled(cpus[i]) &&
+		    route_reaches(cpus[i], i, src, ipi))
 			mask_set(mask, i);
-	}
 	if (ipi->delivery == APIC_ICR_DM_LOWEST)
 		lowest_priority(cpus, n, mask);
 }

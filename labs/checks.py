@@ -1,0 +1,204 @@
+# SPDX-License-Identifier: MIT
+"""What a lab's boot must show (labs/catalog.toml's boot.expect): each
+function takes the boot (runner.boot.Result) and its --stats-json path,
+and returns ('ok' or 'FAILED', one line of detail).  The records are
+docs/RECORDS.md's."""
+import json
+import re
+
+from runner import records
+
+
+def _ended(r):
+    """None if the boot ended well (status 0), else why not."""
+    if r.timed_out:
+        return 'the boot ran out of time'
+    if r.status != 0:
+        p = records.find(r.records, 'panic')
+        return 'status %s%s' % (r.status, ' (@panic %s)' % ' '.join(
+            '%s=%s' % kv for kv in list(p.items())[:4]) if p else '')
+    return None
+
+
+def _stats(js):
+    try:
+        with open(js) as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return None
+
+
+def ipi_exact(r, js):
+    """check=ipi: every IPI arrived once (lost=0 dup=0)."""
+    c = records.find(r.records, 'ipi_check')
+    if c is None:
+        return 'FAILED', 'no @ipi_check record; ' + (_ended(r) or 'status 0')
+    if c.get('lost') != '0' or c.get('dup') != '0' or \
+            c.get('sent') != c.get('received'):
+        return 'FAILED', 'sent=%s received=%s lost=%s dup=%s' % (
+            c.get('sent'), c.get('received'), c.get('lost'), c.get('dup'))
+    why = _ended(r)
+    if why:
+        return 'FAILED', why
+    return 'ok', 'sent=%s received=%s on %s CPUs' % (
+        c.get('sent'), c.get('received'), c.get('cpus'))
+
+
+def lapic_dest(r, js):
+    """check=lapic: its dest and id steps all ok (HOST is not ours)."""
+    steps = [l for l in r.out.splitlines()
+             if re.match(r'^lapic_check: (dest|id): ', l)]
+    if not steps:
+        return 'FAILED', 'no dest step ran; ' + (_ended(r) or 'status 0')
+    bad = [l for l in steps if not l.endswith(': ok')]
+    if bad:
+        return 'FAILED', '%d of %d steps: %s' % (len(bad), len(steps),
+                                                 bad[0][13:120])
+    return 'ok', '%d dest and id steps ok' % len(steps)
+
+
+def timer_modes(r, js):
+    """check=timer: one-shot, periodic and TSC-deadline behave."""
+    t = records.find(r.records, 'timer_check')
+    if t is None:
+        return 'FAILED', 'no @timer_check record; ' + (_ended(r) or
+                                                       'status 0')
+    why = _ended(r)
+    if why:
+        return 'FAILED', why
+    if t.get('oneshot') != 'ok' or t.get('tsc_deadline') != 'ok' or \
+            t.get('early') != '0':
+        return 'FAILED', 'oneshot=%s tsc_deadline=%s early=%s' % (
+            t.get('oneshot'), t.get('tsc_deadline'), t.get('early'))
+    return 'ok', 'oneshot=ok periodic=%s tsc_deadline=ok early=0' % \
+        t.get('periodic')
+
+
+def pit_calib(r, js):
+    """--cpuid-freq=off: the kernel calibrates against the PIT, and its
+    LAPIC rate is within the bound it reports of irqlab-vmm's true one
+    (--apic-mhz, 1000 MHz by default)."""
+    c = records.find(r.records, 'calib')
+    if c is None:
+        return 'FAILED', 'no @calib record; ' + (_ended(r) or 'status 0')
+    if c.get('source') != 'pit':
+        return 'FAILED', 'source=%s, not pit' % c.get('source')
+    try:
+        khz = int(c['lapic_khz'])
+        bound = int(c.get('bound_ppm', c.get('err_ppm', '0')))
+    except (KeyError, ValueError):
+        return 'FAILED', 'no lapic_khz in @calib'
+    err = abs(khz - 1000000) * 1e6 / 1000000
+    limit = max(bound, 1000)
+    if err > limit:
+        return 'FAILED', 'lapic_khz=%d: %.0f ppm off 1000000, bound %d' % (
+            khz, err, limit)
+    return 'ok', 'lapic_khz=%d (%.0f ppm off, bound %d ppm)' % (
+        khz, err, limit)
+
+
+def ioapic_check(r, js):
+    """check=ioapic: every step ok."""
+    c = records.find(r.records, 'ioapic_check')
+    if c is None:
+        return 'FAILED', 'no @ioapic_check record; ' + (_ended(r) or
+                                                        'status 0')
+    why = _ended(r)
+    if c.get('fail') != '0' or why:
+        return 'FAILED', 'ok=%s fail=%s%s' % (c.get('ok'), c.get('fail'),
+                                              '; ' + why if why else '')
+    return 'ok', 'ok=%s fail=0 skip=%s' % (c.get('ok'), c.get('skip'))
+
+
+def ioapic_rotate(r, js):
+    """bench=ioapic_rotate: destination rewrites of edge entries cost no
+    TMR update (the bhyve problem)."""
+    recs = records.find_all(r.records, 'ioapic_rotate')
+    edge = [x for x in recs if x.get('mode') == 'edge']
+    if not edge:
+        return 'FAILED', 'no @ioapic_rotate mode=edge; ' + (
+            _ended(r) or 'status 0')
+    e = edge[0]
+    if e.get('tmr_updates') != '0' or e.get('remote_tmr_updates') != '0':
+        return 'FAILED', 'rte_writes=%s tmr_updates=%s remote=%s' % (
+            e.get('rte_writes'), e.get('tmr_updates'),
+            e.get('remote_tmr_updates'))
+    return 'ok', 'rte_writes=%s tmr_updates=0' % e.get('rte_writes')
+
+
+def cpuid_calib(r, js):
+    """@calib from CPUID (0x15 or 0x16), with no port I/O, close to the
+    true rates (irqlab-vmm: 1000 MHz APIC timer)."""
+    c = records.find(r.records, 'calib')
+    if c is None:
+        return 'FAILED', 'no @calib record; ' + (_ended(r) or 'status 0')
+    src = c.get('source', '')
+    if not src.startswith('cpuid'):
+        return 'FAILED', 'source=%s, not cpuid15 or cpuid16' % src
+    if c.get('pio_exits') != '0':
+        return 'FAILED', 'pio_exits=%s on the CPUID path' % c.get('pio_exits')
+    try:
+        khz = int(c['lapic_khz'])
+    except (KeyError, ValueError):
+        return 'FAILED', 'no lapic_khz'
+    err = abs(khz - 1000000) / 1000000 * 1e6
+    if err > 20000:
+        return 'FAILED', 'lapic_khz=%d: %.0f ppm off 1000000' % (khz, err)
+    return 'ok', 'source=%s lapic_khz=%d (%.0f ppm) pio_exits=0' % (
+        src, khz, err)
+
+
+def wake_exits(r, js):
+    """bench=ipi_wake: a record with p50 and p99, whose exits per op
+    agree with irqlab-vmm's own counters for the run."""
+    b = records.find(r.records, 'bench', case='ipi_wake')
+    if b is None:
+        return 'FAILED', 'no @bench case=ipi_wake; ' + (_ended(r) or
+                                                        'status 0')
+    try:
+        p50, p99 = int(b['p50_ns']), int(b['p99_ns'])
+        per_op = float(b['exits_per_op'])
+    except (KeyError, ValueError):
+        return 'FAILED', 'fields missing: %s' % b.line[:100]
+    if not 0 < p50 <= p99:
+        return 'FAILED', 'p50_ns=%d p99_ns=%d' % (p50, p99)
+    if not 1 <= per_op < 50:
+        return 'FAILED', 'exits_per_op=%s' % per_op
+    return 'ok', 'p50=%d ns p99=%d ns exits/op=%.2f' % (p50, p99, per_op)
+
+
+def exits_counted(r, js):
+    """An xAPIC boot: irqlab-vmm's --stats-json counts its exits by
+    reason, port and MMIO address, port I/O and MMIO both there."""
+    why = _ended(r)
+    if why:
+        return 'FAILED', why
+    s = _stats(js)
+    e = s.get('exits', {}) if s else {}
+    reasons = e.get('by_reason', {})
+    if not e.get('total') or 'IO' not in reasons or 'MMIO' not in reasons:
+        return 'FAILED', 'exits: total=%s by_reason=%s' % (e.get('total'),
+                                                          reasons)
+    if not e.get('by_port') or not e.get('by_mmio'):
+        return 'FAILED', 'no exit counted by port or by MMIO address'
+    return 'ok', '%d exits: %d IO on %d ports, %d MMIO' % (
+        e['total'], reasons['IO'], len(e['by_port']), reasons['MMIO'])
+
+
+EXPECT = {f.__name__: f for f in (ipi_exact, lapic_dest, timer_modes,
+                                  pit_calib, ioapic_check, ioapic_rotate,
+                                  cpuid_calib, wake_exits, exits_counted)}
+
+
+def judge(name, r, js):
+    return EXPECT[name](r, js)
+
+
+def rig_fault(r):
+    """A classified fault of the nested rig (tests/nested/README.md "The
+    rule") the boot shows, or None.  Lab boots use irqlab's own LAPIC
+    (the student's code), so the only one is the kernel's @fault record:
+    an interrupt KVM injected inside STI's shadow."""
+    if records.find(r.records, 'fault', kind='sti_shadow'):
+        return '@fault kind=sti_shadow'
+    return None

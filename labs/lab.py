@@ -1,0 +1,398 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: MIT
+"""labs/lab.py: the irqlab course (docs/labs/README.md).
+
+    lab.py list                      the labs: name, side, files, points, hours
+    lab.py make LAB DIR [--solution] a student tree for LAB in DIR
+    lab.py grade [LAB]               build, run LAB's checks, print the points
+
+A lab's reference code sits in the sources between two markers:
+
+    /* LAB ipi: begin
+     * What to write, what to read (SDM section), which checks grade it.
+     * stub: return false;
+     */
+    ... the reference ...
+    /* LAB ipi: end */
+
+`make` copies the project's files (git ls-files, or every file if DIR's
+source is no git checkout) and, in LAB's regions, puts the stub where the
+reference was, under the text of the begin marker.  The markers of every
+other lab go, their code stays.  --solution keeps LAB's reference too
+(every marker goes).  The tree starts as a git repository of one commit,
+so that `git diff` shows the student's own work, and `make grade` there
+grades LAB.
+
+`grade` builds (make all and the Criterion binary), then runs each check
+of the lab in labs/catalog.toml: a Criterion filter, all of whose tests
+must pass, or a boot of the irqlab kernel in irqlab-vmm whose records
+labs/checks.py judges.  Boots go to /dev/kvm, or to the nested rig
+(tests/nested) where there is none.  A check that cannot run here is
+SKIPPED with its reason and earns nothing.  Exit status: 0 with full
+marks, 1 below, 2 on bad usage.
+"""
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+import tomllib
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, 'guest-bench'))
+sys.path.insert(0, os.path.join(ROOT, 'labs'))
+
+CATALOG = os.path.join(ROOT, 'labs/catalog.toml')
+LAB_FILE = '.lab'               # in a student tree: the lab it is for
+BEGIN = re.compile(r'^(\s*)/\* LAB ([a-z0-9-]+): begin$')
+END = re.compile(r'^\s*/\* LAB ([a-z0-9-]+): end \*/$')
+UNIT = 'build/tests/unit'
+
+
+class LabError(Exception):
+    pass
+
+
+def catalog():
+    with open(CATALOG, 'rb') as f:
+        labs = tomllib.load(f)['lab']
+    return {lab['name']: lab for lab in labs}
+
+
+def points(lab):
+    return sum(c['points'] for c in lab['check'])
+
+
+# ---- the markers ----------------------------------------------------------
+
+def regions(text):
+    """Every marked region of @text: (lab, first line, last line) indices
+    of its begin and end markers.  Raises LabError on a broken pair."""
+    lines, out, open_ = text.split('\n'), [], None
+    for i, line in enumerate(lines):
+        b, e = BEGIN.match(line), END.match(line)
+        if b:
+            if open_:
+                raise LabError('line %d: LAB %s begins inside LAB %s' %
+                               (i + 1, b.group(2), open_[0]))
+            open_ = (b.group(2), i)
+        elif e:
+            if not open_ or open_[0] != e.group(1):
+                raise LabError('line %d: LAB %s ends, but did not begin' %
+                               (i + 1, e.group(1)))
+            out.append((open_[0], open_[1], i))
+            open_ = None
+    if open_:
+        raise LabError('LAB %s begins at line %d and never ends' %
+                       (open_[0], open_[1] + 1))
+    return out
+
+
+def _marker(lines, first):
+    """The begin marker's comment: its text lines, its stub lines, the
+    index of its last line."""
+    text, stub = [], []
+    for j in range(first + 1, len(lines)):
+        s = lines[j].strip()
+        if s == '*/':
+            return text, stub, j
+        s = lines[j].lstrip()
+        s = s[1:] if s.startswith('*') else s
+        s = s[1:] if s.startswith(' ') else s
+        if s.startswith('stub:'):
+            # "stub: CODE": the code keeps its own tabs
+            stub.append(s[6:] if s.startswith('stub: ') else s[5:])
+        else:
+            text.append(s.strip())
+    raise LabError('line %d: the LAB comment never ends' % (first + 1))
+
+
+def transform(text, lab, solution=False):
+    """@text with @lab's regions stubbed (or kept, with @solution) and
+    every marker gone."""
+    lines = text.split('\n')
+    out, i = [], 0
+    spans = {first: (name, last) for name, first, last in regions(text)}
+    while i < len(lines):
+        if i not in spans:
+            out.append(lines[i])
+            i += 1
+            continue
+        name, last = spans[i]
+        indent = BEGIN.match(lines[i]).group(1)
+        words, stub, end_comment = _marker(lines, i)
+        if name == lab and not solution:
+            out.append(indent + '/*')
+            out.append(indent + ' * LAB %s: your code here.' % lab)
+            out += [(indent + ' * ' + w).rstrip() for w in words]
+            out.append(indent + ' */')
+            out += [indent + s for s in stub]
+        else:
+            out += lines[end_comment + 1:last]
+        i = last + 1
+    return '\n'.join(out)
+
+
+# ---- make: a student tree ----------------------------------------------------
+
+def project_files():
+    try:
+        p = subprocess.run(['git', 'ls-files', '-z'], cwd=ROOT,
+                           capture_output=True, check=True)
+        return [f for f in p.stdout.decode().split('\0') if f]
+    except (OSError, subprocess.CalledProcessError):
+        files = []
+        for d, subs, names in os.walk(ROOT):
+            subs[:] = [s for s in subs if s not in ('.git', 'build')]
+            files += [os.path.relpath(os.path.join(d, n), ROOT)
+                      for n in names]
+        return files
+
+
+def make_tree(lab, dest, solution=False):
+    labs = catalog()
+    if lab not in labs:
+        raise LabError('no lab %r (make labs lists them)' % lab)
+    if os.path.exists(dest) and os.listdir(dest):
+        raise LabError('%s exists and is not empty' % dest)
+    stubbed = 0
+    for f in project_files():
+        src, dst = os.path.join(ROOT, f), os.path.join(dest, f)
+        if not os.path.isfile(src):
+            continue        # a deleted file git still lists
+        os.makedirs(os.path.dirname(dst), exist_ok=True)
+        if f.endswith(('.c', '.h', '.S')):
+            with open(src) as fh:
+                text = fh.read()
+            if 'LAB ' in text:
+                try:
+                    new = transform(text, lab, solution)
+                except LabError as e:
+                    raise LabError('%s: %s' % (f, e))
+                stubbed += new != text and not solution and any(
+                    n == lab for n, _, _ in regions(text))
+                with open(dst, 'w') as fh:
+                    fh.write(new)
+                shutil.copymode(src, dst)
+                continue
+        shutil.copy2(src, dst)
+    if not stubbed and not solution:
+        raise LabError('lab %s has no marked region in the sources' % lab)
+    with open(os.path.join(dest, LAB_FILE), 'w') as fh:
+        fh.write(lab + '\n')
+    # the rig's kernel and busybox, if this tree has them: no download
+    cache = os.path.join(ROOT, 'build/nested/cache')
+    if os.path.isdir(cache):
+        shutil.copytree(cache, os.path.join(dest, 'build/nested/cache'),
+                        copy_function=os.link)
+    git = ['git', '-c', 'user.name=irqlab lab', '-c',
+           'user.email=lab@irqlab.invalid']
+    for argv in (['git', 'init', '-q'], ['git', 'add', '-A'],
+                 git + ['commit', '-q', '-m', 'irqlab lab %s: the starting '
+                        'tree%s' % (lab, ' (the reference)' if solution
+                                    else '')]):
+        subprocess.run(argv, cwd=dest, check=True, capture_output=True)
+    return stubbed
+
+
+# ---- grade ------------------------------------------------------------------
+
+class Result:
+    def __init__(self, check, state, detail=''):
+        self.check, self.state, self.detail = check, state, detail
+
+    @property
+    def earned(self):
+        return self.check['points'] if self.state == 'ok' else 0
+
+
+def build(log):
+    """make all and the Criterion binary; None, or why it failed."""
+    p = subprocess.run(['make', '-j2', 'all', UNIT], cwd=ROOT,
+                       stdout=log, stderr=subprocess.STDOUT)
+    return None if p.returncode == 0 else \
+        'the tree does not build (make all %s: status %d; %s)' % (
+            UNIT, p.returncode, os.path.relpath(log.name, ROOT))
+
+
+def run_unit(check, out):
+    """Criterion's tests that @check['unit'] (a --filter glob) selects:
+    all must pass."""
+    p = subprocess.run([os.path.join(ROOT, UNIT), '--filter=' +
+                        check['unit'], '--jobs=1'], cwd=ROOT,
+                       capture_output=True, text=True, timeout=600)
+    with open(out, 'w') as f:
+        f.write(p.stdout + p.stderr)
+    m = re.search(r'Tested: (\d+) \| Passing: (\d+) \| Failing: (\d+) \| '
+                  r'Crashing: (\d+)', p.stdout + p.stderr)
+    if not m:
+        return 'FAILED', 'no Criterion summary (status %d)' % p.returncode
+    n, ok = int(m.group(1)), int(m.group(2))
+    if n == 0:
+        return 'FAILED', 'no test matches %s' % check['unit']
+    if ok == n and p.returncode == 0:
+        return 'ok', '%d of %d tests pass' % (ok, n)
+    fails = re.findall(r'\[FAIL\] (\S+?):? ',
+                       p.stdout + p.stderr)
+    names = sorted(set(fails))
+    return 'FAILED', '%d of %d tests pass%s' % (
+        ok, n, '; failing: ' + ', '.join(names[:3]) +
+        (' ...' if len(names) > 3 else '') if names else '')
+
+
+class Machine:
+    """Where the boots run: /dev/kvm here, or the nested rig's server."""
+
+    def __init__(self):
+        from runner import boot
+        self.boot, self.rig, self.why = boot, None, None
+        self.direct = boot.kvm_usable()
+
+    def run(self, argv, timeout, out):
+        if self.direct:
+            r = self.boot.run(argv, timeout, err_path=out + '.err')
+        else:
+            if self.why:
+                return None
+            if self.rig is None:
+                from runner import rigserver
+                self.rig = rigserver.RigServer(ROOT, smp=1)
+                try:
+                    self.rig.start()
+                except rigserver.RigError as e:
+                    self.rig, self.why = None, ('no /dev/kvm, and the '
+                                                'nested rig cannot run: %s'
+                                                % e)
+                    return None
+            r = self.boot.run_in_rig(self.rig, argv, timeout,
+                                     err_path=out + '.err')
+        with open(out + '.out', 'w') as f:
+            f.write(r.out)
+        return r
+
+    def where(self):
+        return '/dev/kvm' if self.direct else 'the nested rig'
+
+    def stop(self):
+        if self.rig:
+            self.rig.stop()
+
+
+def run_boot(check, machine, out):
+    import checks
+    b = check['boot']
+    js = out + '.json'
+    argv = [os.path.join(ROOT, 'build/irqlab-vmm'), '--stats-json', js] + \
+        b.get('args', []) + ['-a', b['append'],
+                             os.path.join(ROOT, 'build/kernel/irqlab.elf')]
+    r = machine.run(argv, b.get('timeout', 120), out)
+    if r is None:
+        return 'SKIPPED', machine.why
+    state, detail = checks.judge(b['expect'], r, js)
+    if state != 'ok' and not machine.direct and checks.rig_fault(r):
+        # tests/nested/README.md "The rule": once more, loudly
+        print('  (the nested rig\'s fault: %s; booting again)' %
+              checks.rig_fault(r), flush=True)
+        r = machine.run(argv, b.get('timeout', 120), out)
+        state, detail = checks.judge(b['expect'], r, js)
+    return state, detail
+
+
+def grade(lab_name):
+    labs = catalog()
+    if lab_name not in labs:
+        raise LabError('no lab %r (make labs lists them)' % lab_name)
+    lab = labs[lab_name]
+    logs = os.path.join(ROOT, 'build/grade', lab_name)
+    os.makedirs(logs, exist_ok=True)
+    t0 = time.monotonic()
+    print('lab %s: %s (%s)' % (lab['name'], lab['title'], lab['handout']),
+          flush=True)
+    with open(os.path.join(logs, 'build.log'), 'w') as log:
+        broken = build(log)
+    results, machine = [], None
+    try:
+        for i, c in enumerate(lab['check']):
+            out = os.path.join(logs, 'check%d' % (i + 1))
+            if broken:
+                state, detail = 'FAILED', broken
+            elif 'unit' in c:
+                state, detail = run_unit(c, out + '.out')
+            else:
+                machine = machine or Machine()
+                state, detail = run_boot(c, machine, out)
+            results.append(Result(c, state, detail))
+            print('  %-7s %3d/%-3d %s%s' % (
+                state, results[-1].earned, c['points'], c['name'],
+                ': ' + detail if detail else ''), flush=True)
+    finally:
+        if machine:
+            machine.stop()
+    got = sum(r.earned for r in results)
+    total = points(lab)
+    print('Score: %d/%d  (%.0f s; boots on %s; logs in %s)' % (
+        got, total, time.monotonic() - t0,
+        machine.where() if machine else 'none',
+        os.path.relpath(logs, ROOT)), flush=True)
+    return 0 if got == total else 1
+
+
+# ---- list -------------------------------------------------------------------
+
+def list_labs():
+    labs = sorted(catalog().values(), key=lambda l: l['number'])
+    print('%-3s %-12s %-6s %6s %5s  %s' % ('#', 'lab', 'side', 'points',
+                                           'hours', 'files'))
+    for lab in labs:
+        print('%-3d %-12s %-6s %6d %5s  %s' % (
+            lab['number'], lab['name'], lab['side'], points(lab),
+            lab['hours'], ' '.join(lab['files'])))
+    print('\nmake lab LAB=NAME DIR=PATH: a student tree; make grade there.  '
+          'Handouts: docs/labs/.')
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(
+        prog='labs/lab.py', description=__doc__.split('\n\n')[0],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog='\n\n'.join(__doc__.split('\n\n')[1:]))
+    sub = ap.add_subparsers(dest='cmd', required=True)
+    sub.add_parser('list', help='the labs')
+    m = sub.add_parser('make', help='a student tree')
+    m.add_argument('lab')
+    m.add_argument('dir')
+    m.add_argument('--solution', action='store_true',
+                   help='keep the reference code (a teacher\'s tree)')
+    g = sub.add_parser('grade', help='build and grade')
+    g.add_argument('lab', nargs='?',
+                   help='the lab (default: the tree\'s own, from .lab)')
+    a = ap.parse_args(argv)
+    try:
+        if a.cmd == 'list':
+            list_labs()
+            return 0
+        if a.cmd == 'make':
+            dest = os.path.abspath(os.path.expanduser(a.dir))
+            make_tree(a.lab, dest, a.solution)
+            print('%s: lab %s%s; cd there, read %s, then make grade' % (
+                dest, a.lab, ' with the reference' if a.solution else '',
+                catalog()[a.lab]['handout']))
+            return 0
+        lab = a.lab
+        if not lab:
+            try:
+                with open(os.path.join(ROOT, LAB_FILE)) as f:
+                    lab = f.read().strip()
+            except OSError:
+                ap.error('which lab?  make grade LAB=NAME here (this is '
+                         'no student tree: no %s)' % LAB_FILE)
+        return grade(lab)
+    except LabError as e:
+        print('lab: %s' % e, file=sys.stderr)
+        return 2
+
+
+if __name__ == '__main__':
+    sys.exit(main())
