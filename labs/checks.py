@@ -75,26 +75,25 @@ def timer_modes(r, js):
 
 
 def pit_calib(r, js):
-    """--cpuid-freq=off: the kernel calibrates against the PIT, and its
-    LAPIC rate is within the bound it reports of irqlab-vmm's true one
-    (--apic-mhz, 1000 MHz by default)."""
+    """--cpuid-freq=off calib=pit: the kernel calibrates against the PIT,
+    says it met its error bound (bound=met, lapic_err_ppm), and its APIC
+    timer rate is within that bound of irqlab-vmm's true one (--apic-mhz,
+    1000 MHz by default)."""
     c = records.find(r.records, 'calib')
     if c is None:
         return 'FAILED', 'no @calib record; ' + (_ended(r) or 'status 0')
     if c.get('source') != 'pit':
         return 'FAILED', 'source=%s, not pit' % c.get('source')
     try:
-        khz = int(c['lapic_khz'])
-        bound = int(c.get('bound_ppm', c.get('err_ppm', '0')))
+        khz, bound = int(c['lapic_khz']), int(c['lapic_err_ppm'])
     except (KeyError, ValueError):
-        return 'FAILED', 'no lapic_khz in @calib'
-    err = abs(khz - 1000000) * 1e6 / 1000000
-    limit = max(bound, 1000)
-    if err > limit:
-        return 'FAILED', 'lapic_khz=%d: %.0f ppm off 1000000, bound %d' % (
-            khz, err, limit)
-    return 'ok', 'lapic_khz=%d (%.0f ppm off, bound %d ppm)' % (
-        khz, err, limit)
+        return 'FAILED', 'no lapic_khz or lapic_err_ppm: %s' % c.line[:100]
+    err = abs(khz - 1000000) / 1000000 * 1e6
+    if c.get('bound') != 'met' or err > bound:
+        return 'FAILED', 'lapic_khz=%d: %.0f ppm off 1000000, bound %d ppm ' \
+            '(%s)' % (khz, err, bound, c.get('bound'))
+    return 'ok', 'lapic_khz=%d: %.0f ppm off, within its %d ppm' % (
+        khz, err, bound)
 
 
 def ioapic_check(r, js):
