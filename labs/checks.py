@@ -111,18 +111,30 @@ def ioapic_check(r, js):
 
 def ioapic_rotate(r, js):
     """bench=ioapic_rotate: destination rewrites of edge entries cost no
-    TMR update (the bhyve problem)."""
+    TMR update (the bhyve problem), and level entries moved between CPUs
+    deliver every interrupt to the CPU named, once."""
     recs = records.find_all(r.records, 'ioapic_rotate')
     edge = [x for x in recs if x.get('mode') == 'edge']
-    if not edge:
-        return 'FAILED', 'no @ioapic_rotate mode=edge; ' + (
-            _ended(r) or 'status 0')
-    e = edge[0]
+    level = [x for x in recs if x.get('mode') == 'level']
+    if not edge or not level:
+        return 'FAILED', 'no @ioapic_rotate for %s; %s' % (
+            'edge' if not edge else 'level', _ended(r) or 'status 0')
+    e, l = edge[0], level[0]
     if e.get('tmr_updates') != '0' or e.get('remote_tmr_updates') != '0':
-        return 'FAILED', 'rte_writes=%s tmr_updates=%s remote=%s' % (
+        return 'FAILED', 'edge: rte_writes=%s tmr_updates=%s remote=%s' % (
             e.get('rte_writes'), e.get('tmr_updates'),
             e.get('remote_tmr_updates'))
-    return 'ok', 'rte_writes=%s tmr_updates=0' % e.get('rte_writes')
+    if l.get('lost') != '0' or l.get('wrong_cpu') != '0' or \
+            l.get('delivered_ok') != l.get('moves'):
+        return 'FAILED', 'level: moves=%s delivered_ok=%s wrong_cpu=%s ' \
+            'lost=%s' % (l.get('moves'), l.get('delivered_ok'),
+                         l.get('wrong_cpu'), l.get('lost'))
+    why = _ended(r)
+    if why:
+        return 'FAILED', why
+    return 'ok', 'edge: %s writes, 0 TMR updates; level: %s moves, ' \
+        '%s TMR updates' % (e.get('rte_writes'), l.get('moves'),
+                            l.get('tmr_updates'))
 
 
 def cpuid_calib(r, js):

@@ -99,17 +99,17 @@ int ioapic_init(struct ioapic *io, unsigned ncpus, uint8_t id,
 
 /* ---- TMR sets ---- */
 
-static void cpu_tmr(const struct ioapic *io, unsigned cpu, uint32_t *tmr)
+static uint64_t all_cpus(const struct ioapic *io)
 {
-	const struct ioapic_pin *p;
-	unsigned i;
+	return io->ncpus == 64 ? ~0ull : (1ull << io->ncpus) - 1;
+}
 
-	memset(tmr, 0, 8 * sizeof(*tmr));
-	for (i = 0; i < IOAPIC_NR_PINS; i++) {
-		p = &io->pin[i];
-		if (p->tmr_valid && (p->tmr_cpus & (1ull << cpu)))
-			tmr[p->tmr_vector / 32] |= 1u << (p->tmr_vector % 32);
-	}
+static uint64_t pin_cpus(struct ioapic *io, uint64_t rte)
+{
+	uint64_t m = io->ops->dest_mask(io->ctx, rte_dest(rte),
+					lo(rte) & IOAPIC_RTE_LOGICAL);
+
+	return m & all_cpus(io);
 }
 
 /* @cpu's new set, for a write by vCPU @src (-1: none) */
@@ -122,6 +122,38 @@ static void tmr_send(struct ioapic *io, int src, unsigned cpu,
 		io->stats.remote_tmr_updates++;
 	if (io->ops->tmr_update)
 		io->ops->tmr_update(io->ctx, cpu, tmr);
+}
+
+/* LAB ioapic: begin
+ * pin_sync(): keep the vCPUs' TMR sets (which vectors a LAPIC accepts
+ * as level-triggered, SDM 11.8.4) true to @pin's entry, without stopping
+ * every vCPU for each write, as bhyve's vioapic_write() does (the naive
+ * policy below).  Only an unmasked level entry with remote IRR clear can
+ * deliver, so only such an entry counts (see the top of the file); keep
+ * what counted last in p->tmr_valid, p->tmr_vector, p->tmr_cpus, and
+ * when it changes, send a new set (tmr_send()) only to the vCPUs whose
+ * set changed: pin_cpus() says whom an entry's destination names.  An
+ * edge entry's destination rewrite must cost no TMR update at all.
+ * Graded by the ioapic Criterion tests, check=ioapic and
+ * bench=ioapic_rotate (tmr_updates=0 for edge rotations).
+ * stub: static void pin_sync(struct ioapic *io, int src, unsigned pin)
+ * stub: {
+ * stub: 	(void)io;
+ * stub: 	(void)src;
+ * stub: 	(void)pin;
+ * stub: }
+ */
+static void cpu_tmr(const struct ioapic *io, unsigned cpu, uint32_t *tmr)
+{
+	const struct ioapic_pin *p;
+	unsigned i;
+
+	memset(tmr, 0, 8 * sizeof(*tmr));
+	for (i = 0; i < IOAPIC_NR_PINS; i++) {
+		p = &io->pin[i];
+		if (p->tmr_valid && (p->tmr_cpus & (1ull << cpu)))
+			tmr[p->tmr_vector / 32] |= 1u << (p->tmr_vector % 32);
+	}
 }
 
 /* Recompute the sets of the vCPUs in @cpus; update those that changed. */
@@ -138,19 +170,6 @@ static void tmr_refresh(struct ioapic *io, int src, uint64_t cpus)
 			continue;
 		tmr_send(io, src, c, tmr);
 	}
-}
-
-static uint64_t all_cpus(const struct ioapic *io)
-{
-	return io->ncpus == 64 ? ~0ull : (1ull << io->ncpus) - 1;
-}
-
-static uint64_t pin_cpus(struct ioapic *io, uint64_t rte)
-{
-	uint64_t m = io->ops->dest_mask(io->ctx, rte_dest(rte),
-					lo(rte) & IOAPIC_RTE_LOGICAL);
-
-	return m & all_cpus(io);
 }
 
 /* The route of @pin now, if it can deliver (see the top of the file). */
@@ -181,6 +200,7 @@ static void pin_sync(struct ioapic *io, int src, unsigned pin)
 	p->tmr_cpus = cpus;
 	tmr_refresh(io, src, changed);
 }
+/* LAB ioapic: end */
 
 /*
  * IOAPIC_NAIVE, after any change: stop every vCPU and rebuild every TMR
@@ -298,6 +318,15 @@ int ioapic_set_irq(struct ioapic *io, unsigned pin, int level)
 
 void ioapic_eoi(struct ioapic *io, uint8_t vector)
 {
+	/* LAB ioapic: begin
+	 * An EOI for @vector came back from a LAPIC (its TMR bit was set:
+	 * the interrupt was level-triggered).  Datasheet 3.2.4: remote IRR
+	 * of each level entry with that vector clears; the entry may then
+	 * route anew (pin_sync()) and, if its line is still asserted,
+	 * deliver again (pin_check_level()).
+	 * stub: (void)io;
+	 * stub: (void)vector;
+	 */
 	struct ioapic_pin *p;
 	unsigned i;
 
@@ -313,6 +342,7 @@ void ioapic_eoi(struct ioapic *io, uint8_t vector)
 		pin_sync(io, -1, i);
 		pin_check_level(io, i);
 	}
+	/* LAB ioapic: end */
 }
 
 /* ---- registers ---- */
