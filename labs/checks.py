@@ -11,8 +11,9 @@ from runner import records
 
 def _ended(r):
     """None if the boot ended well (status 0), else why not."""
-    if r.timed_out:
-        return 'the boot ran out of time'
+    if r.timed_out or r.status == 18:
+        return 'the guest never ended (irqlab-vmm --timeout: status 18)' \
+            if r.status == 18 else 'the boot ran out of time'
     if r.status != 0:
         p = records.find(r.records, 'panic')
         return 'status %s%s' % (r.status, ' (@panic %s)' % ' '.join(
