@@ -174,6 +174,19 @@ static uint32_t max_hv(struct leaves *l)
  */
 static int leaf_15(struct leaves *l)
 {
+	/* LAB calib: begin
+	 * CPUID leaf 0x15 (SDM vol. 2A, CPUID, "Time Stamp Counter and
+	 * Nominal Core Crystal Clock Information Leaf"): EAX the ratio's
+	 * denominator, EBX its numerator, ECX the crystal in Hz.  The TSC
+	 * runs at ECX * EBX / EAX Hz (calib_muldiv(): no overflow); any of
+	 * the three 0 means the leaf gives no rate (CALIB_ENODEV), as does a
+	 * maximum basic leaf below 0x15 (max_basic()).  Fill l->out->tsc_hz,
+	 * its error tsc_err_hz (the division's rounding: 1 Hz) and bus_hz
+	 * (the crystal, which clocks the APIC timer).  Read it with leaf().
+	 * Graded by the calib_cpuid tests and @calib in a boot.
+	 * stub: (void)l;
+	 * stub: return CALIB_ENODEV;
+	 */
 	uint32_t r[4];
 
 	if (max_basic(l) < 0x15)
@@ -185,6 +198,7 @@ static int leaf_15(struct leaves *l)
 	l->out->tsc_err_hz = 1;
 	l->out->bus_hz = r[2];
 	return 0;
+	/* LAB calib: end */
 }
 
 /*
@@ -194,6 +208,15 @@ static int leaf_15(struct leaves *l)
  */
 static int leaf_16(struct leaves *l)
 {
+	/* LAB calib: begin
+	 * CPUID leaf 0x16 ("Processor Frequency Information Leaf"): EAX[15:0]
+	 * the base frequency in MHz, ECX[15:0] the bus (reference) frequency
+	 * in MHz; 0 in EAX, or a maximum basic leaf below 0x16, means none.
+	 * It is good to 1 MHz (tsc_err_hz).
+	 * stub: (void)l;
+	 * stub: (void)max_basic;
+	 * stub: return CALIB_ENODEV;
+	 */
 	uint32_t r[4];
 
 	if (max_basic(l) < 0x16)
@@ -205,6 +228,7 @@ static int leaf_16(struct leaves *l)
 	l->out->tsc_err_hz = 1000000;
 	l->out->bus_hz = (uint64_t)(r[2] & 0xffff) * 1000000;
 	return 0;
+	/* LAB calib: end */
 }
 
 /* Leaf 0x40000010: EAX the TSC in kHz, EBX the APIC bus in kHz. */
@@ -287,6 +311,33 @@ int calib_tsc_from_cpuid(const struct calib_clock *clk,
 
 /* ---- the APIC timer against the TSC ---- */
 
+/* LAB calib: begin
+ * calib_lapic_rdtsc() (calib.h says what it returns): the APIC timer's
+ * rate against the TSC, whose rate the CPUID leaves gave, with no port
+ * I/O at all.  Arm the timer at 0xffffffff (clk->lapic_arm), read its
+ * current count (clk->lapic_read) at both ends of a window of
+ * @window_us of TSC time (0: CALIB_WINDOW_US; at most
+ * CALIB_MAX_WINDOW_US), and bracket each read between two TSC stamps
+ * (calib_tsc()), so that the interval is known to the stamps' spread.
+ * The spin must end even if the TSC stands still: give up after the
+ * window's TSC ticks plus CALIB_SPIN_STALLS spins (CALIB_ESTUCK; the
+ * nanvix hang).  A count that does not move or goes up is CALIB_ESTUCK,
+ * one that ran out is CALIB_ERANGE.  Fill out->hz, err_hz (calib_err()),
+ * window_ns, ticks, and count the APIC accesses in out->apic.
+ * Graded by the calib_rdtsc tests and @calib in a boot.
+ * stub: int calib_lapic_rdtsc(const struct calib_clock *clk, uint64_t tsc_hz,
+ * stub: 		      uint64_t tsc_err_hz, uint32_t window_us,
+ * stub: 		      struct calib_result *out)
+ * stub: {
+ * stub: 	(void)clk;
+ * stub: 	(void)tsc_hz;
+ * stub: 	(void)tsc_err_hz;
+ * stub: 	(void)window_us;
+ * stub: 	if (out)
+ * stub: 		calib_clear(out, CALIB_SRC_RDTSC);
+ * stub: 	return CALIB_ENODEV;
+ * stub: }
+ */
 static int window_ok(uint32_t *window_us)
 {
 	if (!*window_us)
@@ -389,3 +440,4 @@ int calib_lapic_rdtsc(const struct calib_clock *clk, uint64_t tsc_hz,
 	out->ticks = n;
 	return 0;
 }
+/* LAB calib: end */
