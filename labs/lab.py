@@ -258,7 +258,10 @@ class Machine:
                 return None
             if self.rig is None:
                 from runner import rigserver
-                self.rig = rigserver.RigServer(ROOT, smp=1)
+                # two rig CPUs, so that two vCPUs run at once (the
+                # TSC check of ipi_wake needs it); every lab boot uses
+                # irqlab's own LAPIC, not KVM's (tests/nested/README.md)
+                self.rig = rigserver.RigServer(ROOT)
                 try:
                     self.rig.start()
                 except rigserver.RigError as e:

@@ -30,6 +30,17 @@ static unsigned negative;	/* wake TSC before send TSC */
 
 static void wake_handler(struct trap_frame *tf)
 {
+	/* LAB ipi-bench: begin
+	 * CPU1's handler of BENCH_VEC_WAKE.  Read the TSC first thing: the
+	 * sample is that minus send_tsc, CPU0's TSC right before the send
+	 * (0, counted in @negative, if the TSCs disagree that way), stored
+	 * in bench_buf(0)[wakes] while under BENCH_ITERS_MAX.  EOI
+	 * (lapic_eoi()), and only then publish the wake (wakes + 1, with
+	 * release order): CPU0 reads the exit counters once it sees the
+	 * last wake, so the last EOI's exit must be in the window.
+	 * stub: (void)tf;
+	 * stub: (void)send_tsc;
+	 */
 	uint64_t t = rdtsc();
 	uint64_t s = __atomic_load_n(&send_tsc, __ATOMIC_ACQUIRE);
 	uint32_t i = __atomic_load_n(&wakes, __ATOMIC_RELAXED);
@@ -42,6 +53,7 @@ static void wake_handler(struct trap_frame *tf)
 	}
 	lapic_eoi();
 	__atomic_store_n(&wakes, i + 1, __ATOMIC_RELEASE);
+	/* LAB ipi-bench: end */
 }
 
 /* CPU1: the sync check, then STI; HLT until stopped, saying when. */
@@ -66,6 +78,25 @@ static void target(void)
 	bench_ap_leave();
 }
 
+/* LAB ipi-bench: begin
+ * wake_loop(): CPU0's side, @n wakes between bench_exits_begin(@e) and
+ * bench_exits_end(@e), whose difference is the VMM's exit counters for
+ * exactly n sends, n EOIs and n HLTs.  Let CPU1 halt only from now on
+ * (go), and for each wake: wait until CPU1 said it goes idle (idles:
+ * bench_wait()), give it time to reach its HLT (spin about 100 us of
+ * TSC: calib_tsc_khz()), store the TSC in send_tsc and send
+ * BENCH_VEC_WAKE to cpus[1].apic_id (lapic_send_ipi()), keeping the
+ * send's own cost in bench_buf(1)[i]; then wait for its wake.  A wait
+ * that times out ends the loop: return -1.  Graded by the ipi_wake
+ * record (p50, p99) and its exits per wake against irqlab-vmm's own
+ * counters (--stats-json).
+ * stub: static int wake_loop(unsigned n, struct bench_exits *e)
+ * stub: {
+ * stub: 	(void)n;
+ * stub: 	(void)e;
+ * stub: 	return -1;
+ * stub: }
+ */
 /* Spin @cyc cycles: time for CPU1 to get from its flag into HLT. */
 static void settle(uint64_t cyc)
 {
@@ -97,6 +128,7 @@ static int wake_loop(unsigned n, struct bench_exits *e)
 	bench_exits_end(e);
 	return i < n ? -1 : 0;
 }
+/* LAB ipi-bench: end */
 
 /* ipi_wake.send comes from ipi_wake's loop: it skips with it */
 static void skip(const char *reason)
