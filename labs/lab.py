@@ -4,7 +4,7 @@
 
     lab.py list                      the labs: name, side, files, points, hours
     lab.py make LAB DIR [--solution] a student tree for LAB in DIR
-    lab.py grade [LAB]               build, run LAB's checks, print the points
+    lab.py grade [LAB...|all]        build, run the checks, print the points
 
 A lab's reference code sits in the sources between two markers:
 
@@ -32,6 +32,7 @@ SKIPPED with its reason and earns nothing.  Exit status: 0 with full
 marks, 1 below, 2 on bad usage.
 """
 import argparse
+import json
 import os
 import re
 import shutil
@@ -305,43 +306,65 @@ def run_boot(check, machine, out):
     return state, detail
 
 
-def grade(lab_name):
-    labs = catalog()
-    if lab_name not in labs:
-        raise LabError('no lab %r (make labs lists them)' % lab_name)
-    lab = labs[lab_name]
-    logs = os.path.join(ROOT, 'build/grade', lab_name)
+def grade_one(lab, machine_box):
+    """Build, then each check of @lab; the Results, printed as a table,
+    and written to build/grade/LAB/result.json.  @machine_box: a list
+    holding the Machine shared by every lab graded in this run."""
+    logs = os.path.join(ROOT, 'build/grade', lab['name'])
     os.makedirs(logs, exist_ok=True)
     t0 = time.monotonic()
     print('lab %s: %s (%s)' % (lab['name'], lab['title'], lab['handout']),
           flush=True)
     with open(os.path.join(logs, 'build.log'), 'w') as log:
         broken = build(log)
-    results, machine = [], None
-    try:
-        for i, c in enumerate(lab['check']):
-            out = os.path.join(logs, 'check%d' % (i + 1))
-            if broken:
-                state, detail = 'FAILED', broken
-            elif 'unit' in c:
-                state, detail = run_unit(c, out + '.out')
-            else:
-                machine = machine or Machine()
-                state, detail = run_boot(c, machine, out)
-            results.append(Result(c, state, detail))
-            print('  %-7s %3d/%-3d %s%s' % (
-                state, results[-1].earned, c['points'], c['name'],
-                ': ' + detail if detail else ''), flush=True)
-    finally:
-        if machine:
-            machine.stop()
-    got = sum(r.earned for r in results)
-    total = points(lab)
+    results = []
+    for i, c in enumerate(lab['check']):
+        out = os.path.join(logs, 'check%d' % (i + 1))
+        if broken:
+            state, detail = 'FAILED', broken
+        elif 'unit' in c:
+            state, detail = run_unit(c, out + '.out')
+        else:
+            if not machine_box:
+                machine_box.append(Machine())
+            state, detail = run_boot(c, machine_box[0], out)
+        results.append(Result(c, state, detail))
+        print('  %-7s %3d/%-3d %s%s' % (
+            state, results[-1].earned, c['points'], c['name'],
+            ': ' + detail if detail else ''), flush=True)
+    got, total = sum(r.earned for r in results), points(lab)
+    secs = time.monotonic() - t0
+    where = machine_box[0].where() if machine_box else 'none'
     print('Score: %d/%d  (%.0f s; boots on %s; logs in %s)' % (
-        got, total, time.monotonic() - t0,
-        machine.where() if machine else 'none',
-        os.path.relpath(logs, ROOT)), flush=True)
-    return 0 if got == total else 1
+        got, total, secs, where, os.path.relpath(logs, ROOT)), flush=True)
+    with open(os.path.join(logs, 'result.json'), 'w') as f:
+        json.dump({'lab': lab['name'], 'score': got, 'total': total,
+                   'built': not broken, 'seconds': round(secs, 1),
+                   'boots_on': where,
+                   'checks': [{'name': r.check['name'],
+                               'points': r.check['points'],
+                               'core': r.check.get('core', False),
+                               'state': r.state, 'earned': r.earned,
+                               'detail': r.detail} for r in results]},
+                  f, indent=1)
+    return got == total
+
+
+def grade(names):
+    """Grade the labs @names in one run (one rig boot for all); 0 when
+    every one has full marks."""
+    labs = catalog()
+    for n in names:
+        if n not in labs:
+            raise LabError('no lab %r (make labs lists them)' % n)
+    box, full = [], True
+    try:
+        for n in names:
+            full = grade_one(labs[n], box) and full
+    finally:
+        if box:
+            box[0].stop()
+    return 0 if full else 1
 
 
 # ---- list -------------------------------------------------------------------
@@ -371,8 +394,9 @@ def main(argv=None):
     m.add_argument('--solution', action='store_true',
                    help='keep the reference code (a teacher\'s tree)')
     g = sub.add_parser('grade', help='build and grade')
-    g.add_argument('lab', nargs='?',
-                   help='the lab (default: the tree\'s own, from .lab)')
+    g.add_argument('lab', nargs='*',
+                   help='the labs, or all (default: the tree\'s own, from '
+                   '.lab)')
     a = ap.parse_args(argv)
     try:
         if a.cmd == 'list':
@@ -385,15 +409,18 @@ def main(argv=None):
                 dest, a.lab, ' with the reference' if a.solution else '',
                 catalog()[a.lab]['handout']))
             return 0
-        lab = a.lab
-        if not lab:
+        names = a.lab
+        if names == ['all']:
+            names = [l['name'] for l in sorted(catalog().values(),
+                                               key=lambda l: l['number'])]
+        if not names:
             try:
                 with open(os.path.join(ROOT, LAB_FILE)) as f:
-                    lab = f.read().strip()
+                    names = [f.read().strip()]
             except OSError:
                 ap.error('which lab?  make grade LAB=NAME here (this is '
                          'no student tree: no %s)' % LAB_FILE)
-        return grade(lab)
+        return grade(names)
     except LabError as e:
         print('lab: %s' % e, file=sys.stderr)
         return 2

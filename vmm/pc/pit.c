@@ -90,12 +90,22 @@ static uint64_t clocks(const struct pit_channel *c, uint64_t t)
  * N ... 1 and reloads; "Mode 3" (square wave) counts down by two, twice
  * per period, and an odd N differs between the halves.  Before the
  * count is loaded (!c->loaded) the counter shows what was written
- * (c->cr_n).  Graded by pit/mode*, pit/counter_latch and PIT calibration.
+ * (c->cr_n).  out_at(): the OUT pin at the same moment, per mode (the
+ * datasheet's waveforms): what the status byte's bit 7 and port 0x61's
+ * bit 5 (channel 2) show, and what a guest calibrating against the PIT
+ * polls.  Graded by pit/mode*, pit/counter_latch and PIT calibration.
  * stub: static uint32_t value_at(const struct pit_channel *c, uint64_t d)
  * stub: {
  * stub: 	(void)c;
  * stub: 	(void)d;
  * stub: 	return 0;
+ * stub: }
+ * stub:
+ * stub: static bool out_at(const struct pit_channel *c, uint64_t d)
+ * stub: {
+ * stub: 	(void)c;
+ * stub: 	(void)d;
+ * stub: 	return false;
  * stub: }
  */
 /* "Mode 3": even N counts down by 2 twice; odd N high (N+1)/2, low (N-1)/2 */
@@ -126,8 +136,8 @@ static uint32_t value_at(const struct pit_channel *c, uint64_t d)
 		return (uint32_t)((c->n + m - d % m) % m);
 	}
 }
-/* LAB pit: end */
 
+/* OUT, @d input clocks after the load */
 static bool out_at(const struct pit_channel *c, uint64_t d)
 {
 	if (!c->loaded)
@@ -144,6 +154,7 @@ static bool out_at(const struct pit_channel *c, uint64_t d)
 		return d != c->n;
 	}
 }
+/* LAB pit: end */
 
 /* rising edges of OUT in (0, d] */
 static uint64_t edges_at(const struct pit_channel *c, uint64_t d)

@@ -1,0 +1,133 @@
+"""The lab course stays honest (docs/labs/README.md): for every lab of
+labs/catalog.toml,
+
+- a student tree (labs/lab.py make) builds, keeps no marker, and its
+  untouched stubs score below full marks, with every core check at 0: a
+  grader that cannot fail is caught;
+- the reference, this tree, scores full marks (one `lab.py grade all`).
+
+The student trees go to build/tests/labs/; each starts from a copy of
+this tree's objects, so only what the lab changed is compiled.  Boots go
+to /dev/kvm or the nested rig, as `make grade` does; a check that cannot
+run here is SKIPPED by the grader, and the reference test then skips,
+saying which."""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tomllib
+
+import pytest
+
+from harness import ROOT
+
+PY = sys.executable
+LAB = str(ROOT / 'labs/lab.py')
+OUT = ROOT / 'build/tests/labs'
+with open(ROOT / 'labs/catalog.toml', 'rb') as _f:
+    CATALOG = {l['name']: l for l in tomllib.load(_f)['lab']}
+LABS = sorted(CATALOG, key=lambda n: CATALOG[n]['number'])
+
+
+def result(root, lab):
+    with open(os.path.join(root, 'build/grade', lab, 'result.json')) as f:
+        return json.load(f)
+
+
+def table(res):
+    return '\n'.join('  %-7s %d/%d %s: %s' % (c['state'], c['earned'],
+                                               c['points'], c['name'],
+                                               c['detail'])
+                     for c in res['checks'])
+
+
+@pytest.fixture(scope='module')
+def reference():
+    """`lab.py grade all` in this tree: its output."""
+    p = subprocess.run([PY, LAB, 'grade', 'all'], cwd=ROOT,
+                       capture_output=True, text=True, timeout=1800)
+    return p
+
+
+def test_labs_listed():
+    p = subprocess.run([PY, LAB, 'list'], capture_output=True, text=True,
+                       timeout=60)
+    assert p.returncode == 0, p.stderr
+    assert len(LABS) >= 8, LABS
+    for n in LABS:
+        assert (ROOT / CATALOG[n]['handout']).is_file(), \
+            '%s: no handout %s' % (n, CATALOG[n]['handout'])
+        assert any(c.get('core') for c in CATALOG[n]['check']), \
+            '%s has no core check' % n
+        assert n in p.stdout
+
+
+@pytest.mark.parametrize('lab', LABS)
+def test_reference_scores_full(reference, lab):
+    res = result(ROOT, lab)
+    skipped = [c for c in res['checks'] if c['state'] == 'SKIPPED']
+    if skipped:
+        pytest.skip('%s: %d check(s) cannot run here: %s' % (
+            lab, len(skipped), skipped[0]['detail']))
+    assert res['score'] == res['total'], \
+        '%s: the reference scores %d/%d\n%s\n%s' % (
+            lab, res['score'], res['total'], table(res),
+            reference.stdout[-3000:])
+
+
+def seed_build(tree):
+    """This tree's objects into the student tree, times kept: make then
+    compiles only the files the lab changed."""
+    for d in ('host', 'guest', 'pure-include'):
+        src = ROOT / 'build' / d
+        if src.is_dir():
+            shutil.copytree(src, tree / 'build' / d, dirs_exist_ok=True)
+    if (ROOT / 'build/version.h').exists():
+        shutil.copy2(ROOT / 'build/version.h', tree / 'build/version.h')
+
+
+@pytest.mark.parametrize('lab', LABS)
+def test_student_tree(lab):
+    tree = OUT / lab
+    shutil.rmtree(tree, ignore_errors=True)
+    p = subprocess.run([PY, LAB, 'make', lab, str(tree)],
+                       capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+    # no marker is left, and the lab's files say where to write
+    for f in CATALOG[lab]['files']:
+        text = (tree / f).read_text()
+        assert 'LAB %s: your code here.' % lab in text, f
+        assert ': begin\n' not in text and ': end */' not in text, f
+    log = subprocess.run(['git', 'log', '--oneline'], cwd=tree,
+                         capture_output=True, text=True)
+    assert len(log.stdout.splitlines()) == 1, log.stdout
+    seed_build(tree)
+    g = subprocess.run([PY, 'labs/lab.py', 'grade'], cwd=tree,
+                       capture_output=True, text=True, timeout=1800)
+    res = result(tree, lab)
+    assert res['built'], '%s: the student tree does not build\n%s' % (
+        lab, (tree / 'build/grade' / lab / 'build.log').read_text()[-3000:])
+    assert g.returncode == 1 and res['score'] < res['total'], \
+        '%s: the stubs score %d/%d (status %d)\n%s' % (
+            lab, res['score'], res['total'], g.returncode, table(res))
+    core = [c for c in res['checks'] if c['core']]
+    assert core and all(c['earned'] == 0 for c in core), \
+        '%s: a core check earns points on the stubs\n%s' % (lab, table(res))
+
+
+def test_solution_tree_is_the_source(tmp_path):
+    """--solution: the reference kept, only the markers gone."""
+    tree = tmp_path / 'ipi'
+    p = subprocess.run([PY, LAB, 'make', 'ipi', str(tree), '--solution'],
+                       capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+    for lab in LABS:
+        for f in CATALOG[lab]['files']:
+            src = (ROOT / f).read_text().split('\n')
+            got = (tree / f).read_text().split('\n')
+            kept = [l for l in got if 'your code here' not in l]
+            assert kept == got, f
+            # every source line is there but the markers' comments
+            assert set(got) <= set(src), f
+            assert len(got) < len(src), '%s: no marker removed' % f
