@@ -233,3 +233,13 @@ def rig_fault(r):
     if records.find(r.records, 'fault', kind='sti_shadow'):
         return '@fault kind=sti_shadow'
     return None
+
+
+def unmeasured(r):
+    """Why a case that ran did not measure, when that is the host's doing,
+    not the code's: its TSC check found the vCPUs' TSCs skewed or could
+    not finish (docs/RECORDS.md, @tsc_sync), as a loaded host causes."""
+    for s in records.find_all(r.records, 'bench_skip'):
+        if s.get('reason') in ('tsc-skew', 'tsc-sync-timeout'):
+            return '%s skipped for %s' % (s.get('case'), s.get('reason'))
+    return None

@@ -303,6 +303,15 @@ def run_boot(check, machine, out):
               checks.rig_fault(r), flush=True)
         r = machine.run(argv, limit + 60, out)
         state, detail = checks.judge(b['expect'], r, js)
+    for _ in range(2):
+        # a busy host can make two vCPUs' TSCs look skewed: the case
+        # then refuses to measure, and make bench boots it again too
+        why = checks.unmeasured(r) if state != 'ok' else None
+        if not why:
+            break
+        print('  (%s; booting again)' % why, flush=True)
+        r = machine.run(argv, limit + 60, out)
+        state, detail = checks.judge(b['expect'], r, js)
     return state, detail
 
 
