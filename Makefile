@@ -274,7 +274,8 @@ lab:
 	@$(PYTHON) labs/lab.py make $(LAB) $(DIR) $(if $(SOLUTION),--solution)
 
 grade:
-	@PYTHON=$(PYTHON) scripts/test-deps.sh
+	@if $(KVM_USABLE); then scripts/build-deps.sh --grade; \
+	else scripts/build-deps.sh --grade --rig; fi
 	@$(PYTHON) labs/lab.py grade $(LAB)
 
 test:

@@ -6,16 +6,19 @@
 #   qemu-system-x86  with --rig: the nested rig (tests/nested/), which
 #                    make run boots irqlab-vmm in where /dev/kvm is missing
 #   help2man         with --man: irqlab-vmm(1), made from its --help
+#   libcriterion-dev, python3
+#                    with --grade: make grade's unit checks and grader
 # As root it runs apt; otherwise it prints the one command to run and
 # fails.  make run calls it first, with --rig where there is no /dev/kvm;
-# make man with --man.
+# make man with --man; make grade with --grade (and --rig as make run).
 set -u
-rig=0 man=0
+rig=0 man=0 grade=0
 for a in "$@"; do
 	case $a in
 	--rig) rig=1 ;;
 	--man) man=1 ;;
-	*) echo "usage: $0 [--rig] [--man]" >&2; exit 2 ;;
+	--grade) grade=1 ;;
+	*) echo "usage: $0 [--rig] [--man] [--grade]" >&2; exit 2 ;;
 	esac
 done
 pkgs=""
@@ -23,6 +26,10 @@ if [ $man = 1 ]; then
 	command -v help2man >/dev/null 2>&1 || pkgs="$pkgs help2man"
 else
 	[ -f /usr/include/seccomp.h ] || pkgs="$pkgs libseccomp-dev"
+fi
+if [ $grade = 1 ]; then
+	[ -f /usr/include/criterion/criterion.h ] || pkgs="$pkgs libcriterion-dev"
+	[ -x /usr/bin/python3 ] || pkgs="$pkgs python3"
 fi
 if [ $rig = 1 ]; then
 	command -v qemu-system-x86_64 >/dev/null 2>&1 || pkgs="$pkgs qemu-system-x86"
@@ -33,6 +40,7 @@ fi
 why="building irqlab-vmm needs"
 [ $man = 1 ] && why="irqlab-vmm's man page needs"
 [ $rig = 1 ] && why="make run needs (no usable /dev/kvm here: the nested rig boots irqlab-vmm)"
+[ $grade = 1 ] && why="make grade needs"
 if [ "$(id -u)" != 0 ]; then
 	echo "$why:$pkgs" >&2
 	echo "install them with: sudo apt-get update && sudo apt-get install -y$pkgs" >&2
