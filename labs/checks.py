@@ -21,6 +21,20 @@ def _ended(r):
     return None
 
 
+class _Failed(Exception):
+    """A check's failure, with its one line."""
+
+
+def _rec(r, name, what=None, **match):
+    """The boot's @name record (matching @match), or _Failed saying it is
+    missing and how the boot ended."""
+    rec = records.find(r.records, name, **match)
+    if rec is None:
+        raise _Failed('no @%s record; %s' % (what or name,
+                                              _ended(r) or 'status 0'))
+    return rec
+
+
 def _stats(js):
     try:
         with open(js) as f:
@@ -31,9 +45,7 @@ def _stats(js):
 
 def ipi_exact(r, js):
     """check=ipi: every IPI arrived once (lost=0 dup=0)."""
-    c = records.find(r.records, 'ipi_check')
-    if c is None:
-        return 'FAILED', 'no @ipi_check record; ' + (_ended(r) or 'status 0')
+    c = _rec(r, 'ipi_check')
     if c.get('lost') != '0' or c.get('dup') != '0' or \
             c.get('sent') != c.get('received'):
         return 'FAILED', 'sent=%s received=%s lost=%s dup=%s' % (
@@ -60,10 +72,7 @@ def lapic_dest(r, js):
 
 def timer_modes(r, js):
     """check=timer: one-shot, periodic and TSC-deadline behave."""
-    t = records.find(r.records, 'timer_check')
-    if t is None:
-        return 'FAILED', 'no @timer_check record; ' + (_ended(r) or
-                                                       'status 0')
+    t = _rec(r, 'timer_check')
     why = _ended(r)
     if why:
         return 'FAILED', why
@@ -80,9 +89,7 @@ def pit_calib(r, js):
     says it met its error bound (bound=met, lapic_err_ppm), and its APIC
     timer rate is within that bound of irqlab-vmm's true one (--apic-mhz,
     1000 MHz by default)."""
-    c = records.find(r.records, 'calib')
-    if c is None:
-        return 'FAILED', 'no @calib record; ' + (_ended(r) or 'status 0')
+    c = _rec(r, 'calib')
     if c.get('source') != 'pit':
         return 'FAILED', 'source=%s, not pit' % c.get('source')
     try:
@@ -99,10 +106,7 @@ def pit_calib(r, js):
 
 def ioapic_check(r, js):
     """check=ioapic: every step ok."""
-    c = records.find(r.records, 'ioapic_check')
-    if c is None:
-        return 'FAILED', 'no @ioapic_check record; ' + (_ended(r) or
-                                                        'status 0')
+    c = _rec(r, 'ioapic_check')
     why = _ended(r)
     if c.get('fail') != '0' or why:
         return 'FAILED', 'ok=%s fail=%s%s' % (c.get('ok'), c.get('fail'),
@@ -141,9 +145,7 @@ def ioapic_rotate(r, js):
 def cpuid_calib(r, js):
     """@calib from CPUID (0x15 or 0x16), with no port I/O, close to the
     true rates (irqlab-vmm: 1000 MHz APIC timer)."""
-    c = records.find(r.records, 'calib')
-    if c is None:
-        return 'FAILED', 'no @calib record; ' + (_ended(r) or 'status 0')
+    c = _rec(r, 'calib')
     src = c.get('source', '')
     if not src.startswith('cpuid'):
         return 'FAILED', 'source=%s, not cpuid15 or cpuid16' % src
@@ -222,7 +224,10 @@ EXPECT = {f.__name__: f for f in (ipi_exact, lapic_dest, timer_modes,
 
 
 def judge(name, r, js):
-    return EXPECT[name](r, js)
+    try:
+        return EXPECT[name](r, js)
+    except _Failed as e:
+        return 'FAILED', str(e)
 
 
 def rig_fault(r):
