@@ -235,9 +235,8 @@ def rig_fault(r):
     rule") the boot shows, or None.  Lab boots use irqlab's own LAPIC
     (the student's code), so the only one is the kernel's @fault record:
     an interrupt KVM injected inside STI's shadow."""
-    if records.find(r.records, 'fault', kind='sti_shadow'):
-        return '@fault kind=sti_shadow'
-    return None
+    f = records.sti_shadow(r.records)
+    return f.line.strip() if f else None
 
 
 def unmeasured(r):

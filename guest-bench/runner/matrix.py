@@ -19,7 +19,7 @@ import os
 import shutil
 import sys
 
-from . import ROOT, boot, markdown, plots, report, rigserver
+from . import ROOT, boot, markdown, plots, records, report, rigserver
 
 CONFIGS = ['vmm-%s-%s-%s' % (chip, apic, hlt)
            for chip in ('user', 'split', 'kernel')
@@ -386,8 +386,8 @@ def rig_fault(path):
     """The kernel's @fault kind=sti_shadow line in @path (docs/RECORDS.md:
     the rig injected inside STI's shadow), or None."""
     with open(path, errors='replace') as f:
-        return next((l.strip() for l in f
-                     if l.startswith('@fault kind=sti_shadow')), None)
+        rec = records.sti_shadow(f.read())
+    return rec.line.strip() if rec else None
 
 
 def write_results(out, files, doc=None, draw=True):

@@ -191,6 +191,12 @@ def find(src, name, **match):
     return found[0] if found else None
 
 
+def sti_shadow(src):
+    """The kernel's @fault kind=sti_shadow record (docs/RECORDS.md: an
+    interrupt its hypervisor injected inside STI's shadow), or None."""
+    return find(src, 'fault', kind='sti_shadow')
+
+
 class WakeSummary:
     """perf bench futex wake's summary: woken, threads, ms, rse_pct."""
 

@@ -538,7 +538,7 @@ def rig_dup_ipi(r):
 def sti_shadow(run):
     """The kernel's @fault kind=sti_shadow record (docs/RECORDS.md): an
     interrupt taken inside STI's shadow, described, or None."""
-    f = run.rec('fault', kind='sti_shadow')
+    f = records.sti_shadow(run.records)
     if f is None:
         return None
     return ('%s interrupt(s) taken inside STI\'s shadow, the first vector '
