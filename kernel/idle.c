@@ -118,13 +118,21 @@ static int poll(struct cpu *c, struct haltpoll *h, int (*woken)(void *),
 	return hit;
 }
 
+/* STI; HLT, saying so in ->halting (idle_all_halting() reads it) */
+static void halt(struct cpu *c)
+{
+	__atomic_store_n(&c->halting, 1, __ATOMIC_RELEASE);
+	sti_hlt();
+	__atomic_store_n(&c->halting, 0, __ATOMIC_RELAXED);
+}
+
 void idle_wait(int (*woken)(void *), void *arg)
 {
 	struct cpu *c = this_cpu();
 	struct haltpoll *h = &hp[c->index];
 
 	if (!__atomic_load_n(&enabled, __ATOMIC_ACQUIRE)) {
-		sti_hlt();
+		halt(c);
 		return;
 	}
 	if (h->window_ns) {
@@ -136,7 +144,7 @@ void idle_wait(int (*woken)(void *), void *arg)
 		haltpoll_enter(h, tsc_ns(rdtsc()));
 	}
 	/* the interrupt comes only once HLT runs (STI shadow) */
-	sti_hlt();
+	halt(c);
 	haltpoll_exit(h, tsc_ns(rdtsc()), 0);
 }
 
@@ -159,4 +167,15 @@ uint64_t idle_poll_cycles(void)
 const char *idle_haltpoll_name(void)
 {
 	return name;
+}
+
+int idle_all_halting(void)
+{
+	unsigned i, me = this_cpu()->index;
+
+	for (i = 0; i < NR_CPUS; i++)
+		if (i != me && __atomic_load_n(&cpus[i].online, __ATOMIC_ACQUIRE) &&
+		    !__atomic_load_n(&cpus[i].halting, __ATOMIC_ACQUIRE))
+			return 0;
+	return 1;
 }

@@ -20,6 +20,8 @@ void idle_init(void);
 void idle_wait(int (*woken)(void *), void *arg);
 /* CPU @cpu polls now: a waker may skip its wake-up IPI (sched_wake) */
 int idle_polling(unsigned cpu);
+/* 1 when every other online CPU is in, or about to enter, idle's HLT */
+int idle_all_halting(void);
 /* TSC cycles spent polling, summed over the CPUs */
 uint64_t idle_poll_cycles(void);
 /* "off", "adaptive" or the window in ns: the @bench haltpoll= value */

@@ -45,6 +45,7 @@ struct cpu {
 	int fault_vector;	/* extable.h: the last fixed-up exception */
 	uint32_t irqs;		/* interrupts taken (idle.c's poll reads it) */
 	uint32_t polling;	/* idle.c: polling before HLT */
+	uint32_t halting;	/* idle.c: in, or about to enter, its HLT */
 	uint32_t pveoi;		/* pveoi.c: the PV EOI word, bit 0 the VMM's */
 	int pveoi_on;		/* pveoi.c: the word is registered */
 	uint64_t pveoi_taken;	/* pveoi.c: EOIs done by clearing the flag */

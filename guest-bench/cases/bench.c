@@ -119,6 +119,27 @@ int bench_wait(const uint32_t *p, uint32_t want)
 	return bench_wait_us(p, want, BENCH_WAIT_MS * 1000ull);
 }
 
+/*
+ * Before a window of the BSP alone: the VMM's exit counters are the whole
+ * VM's, so an AP that reaches its idle HLT inside the window (one just
+ * brought up, or back from a case) would add its HLT exit.  Wait, at
+ * most BENCH_WAIT_MS, until every other online CPU says it is halting
+ * (idle.c), then spin 1 ms of TSC for the HLT exits themselves to land.
+ */
+void bench_settle_aps(void)
+{
+	uint64_t khz = calib_tsc_khz(), t0 = rdtsc();
+
+	while (!idle_all_halting()) {
+		cpu_relax();
+		if (khz && rdtsc() - t0 > khz * BENCH_WAIT_MS)
+			break;
+	}
+	t0 = rdtsc();
+	while (rdtsc() - t0 < (khz ? khz : 2000000))
+		cpu_relax();
+}
+
 static uint32_t ap_entered, ap_left, ap_stop;
 
 void bench_ap_enter(void)

@@ -69,6 +69,8 @@ void bench_report_more(const char *name, uint64_t *s, unsigned n,
 void bench_skip(const char *name, const char *reason);
 /* Spin until *@p >= @want; 0, or -1 after the bound above. */
 int bench_wait(const uint32_t *p, uint32_t want);
+/* every other online CPU in its idle HLT, before a window of the BSP's */
+void bench_settle_aps(void);
 /* The same with @us microseconds (from the 256th spin) for the TSC bound */
 int bench_wait_us(const uint32_t *p, uint32_t want, uint64_t us);
 
