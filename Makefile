@@ -1,6 +1,7 @@
 # irqlab: non-recursive build.  Kbuild says what each program is made of.
 #
-#   make            build/irqlab-vmm, build/kernel/irqlab.elf, irqlab32.elf
+#   make            build/irqlab-vmm, build/kernel/irqlab.elf, irqlab32.elf,
+#                   irqlab-pvh.elf
 #   make run        build, boot the kernel on 2 vCPUs in irqlab-vmm, print its
 #                   records (calibration, SMP, IPI check, 3 benchmark cases)
 #                   and the exit table
@@ -73,6 +74,7 @@ guest	= $(addprefix $(B)/guest/,$(1))
 VMM		:= $(B)/irqlab-vmm
 KERNEL		:= $(B)/kernel/irqlab.elf
 KERNEL32	:= $(B)/kernel/irqlab32.elf
+KERNEL_PVH	:= $(B)/kernel/irqlab-pvh.elf
 UNIT		:= $(B)/tests/unit
 
 VMM_CORE_OBJS	:= $(call host,$(vmm-core-y))
@@ -89,7 +91,7 @@ DATADIR	:= $(PREFIX)/share/irqlab
 MAN1DIR	:= $(PREFIX)/share/man/man1
 
 .PHONY: all run run-nested iso man install uninstall labs lab grade test unit integration fuzz fuzz-probe bench-pir bench-calib bench bench-boot bench-grub linux-guest bench-linux tsan-storm clean FORCE
-all: $(VMM) $(KERNEL) $(KERNEL32)
+all: $(VMM) $(KERNEL) $(KERNEL32) $(KERNEL_PVH)
 
 $(VMM): $(VMM_OBJS)
 	$(CC) $(HOST_LDFLAGS) -o $@ $^ -lseccomp
@@ -113,6 +115,11 @@ $(KERNEL): $(KERNEL_OBJS) kernel/kernel.ld
 # QEMU's -kernel loads only ELF32 multiboot images: the same bytes, 32-bit headers.
 $(KERNEL32): $(KERNEL)
 	$(OBJCOPY) -O elf32-i386 $< $@
+
+# The PVH entry alone (docs/HYPERVISORS.md): QEMU's -kernel takes the
+# multiboot header first and refuses it in an ELF64, so this one has none.
+$(KERNEL_PVH): $(filter-out %/header.o,$(KERNEL_OBJS)) kernel/kernel.ld
+	$(LD) $(KERN_LDFLAGS) -o $@ $(filter %.o,$^)
 
 # One image for BIOS and UEFI: docs/BOOT.md.
 ISO		:= $(B)/irqlab.iso

@@ -34,8 +34,13 @@ static const void *find_rsdp(const struct mbinfo *mbi)
 	const void *rsdp;
 
 	if (mbi->rsdp) {
-		rsdp_from = "the multiboot2 ACPI tag";
-		rsdp_src = "mb2";
+		if (mbi->proto == MBINFO_PROTO_PVH) {
+			rsdp_from = "the PVH start info";
+			rsdp_src = "pvh";
+		} else {
+			rsdp_from = "the multiboot2 ACPI tag";
+			rsdp_src = "mb2";
+		}
 		return mbi->rsdp;
 	}
 	rsdp = acpi_find_rsdp(phys_identity, NULL);

@@ -38,14 +38,17 @@
 
 #define IDENTITY_END	0x100000000ull	/* entry.S maps [0, 4 GiB) */
 #define LOW_MEM_END	0x100000ull	/* real-mode memory: 1 MiB */
+#define CONV_MEM_END	0xa0000ull	/* conventional memory: 640 KiB */
 
 void kmain(uint32_t magic, uint32_t info) __attribute__((noreturn));
 
 static struct mbinfo mbi;
 static struct cpu_info boot_cpu;
 
-/* The low memory the boot information occupies: smp.c keeps its AP
- * trampoline out of [loader_lo, loader_hi). */
+/* The conventional memory the boot information occupies: smp.c keeps
+ * its AP trampoline out of [loader_lo, loader_hi).  What lies from
+ * 640 KiB up (the BIOS's ROM, where QEMU's PVH start info points at the
+ * RSDP) holds no trampoline, so it does not widen the span. */
 static uint64_t loader_lo = LOW_MEM_END, loader_hi;
 
 /* mbinfo_phys_fn for the identity map.  Address 0 would look like NULL,
@@ -55,7 +58,7 @@ static const void *phys_identity(void *ctx, uint64_t addr, uint64_t len)
 	(void)ctx;
 	if (addr == 0 || addr >= IDENTITY_END || len > IDENTITY_END - addr)
 		return NULL;
-	if (addr < LOW_MEM_END) {
+	if (addr < CONV_MEM_END) {
 		if (addr < loader_lo)
 			loader_lo = addr;
 		if (addr + len > loader_hi)
@@ -106,8 +109,10 @@ static void print_mbinfo(void)
 
 	if (mbi.rsdp)
 		acpi = mbi.rsdp_new ? ", ACPI 2.0+ RSDP" : ", ACPI 1.0 RSDP";
-	kprintf("multiboot%d: loader \"%s\", cmdline \"%s\", mem %u KiB low "
-		"+ %u KiB high, %u mmap entries, %u modules%s\n", mbi.proto,
+	kprintf("%s: loader \"%s\", cmdline \"%s\", mem %u KiB low "
+		"+ %u KiB high, %u mmap entries, %u modules%s\n",
+		mbi.proto == MBINFO_PROTO_PVH ? "pvh" :
+		mbi.proto == 1 ? "multiboot1" : "multiboot2",
 		mbi.loader_name ? mbi.loader_name : "",
 		mbi.cmdline ? mbi.cmdline : "", mbi.mem_lower_kb,
 		mbi.mem_upper_kb, mbi.nr_mmap, mbi.nr_mods, acpi);
@@ -176,7 +181,7 @@ void kmain(uint32_t magic, uint32_t info)
 
 	err = mbinfo_parse(magic, info, phys_identity, NULL, &mbi);
 	if (err) {
-		kprintf("multiboot: magic 0x%x, info at 0x%x: %s\n", magic,
+		kprintf("boot info: magic 0x%x, info at 0x%x: %s\n", magic,
 			info, mbinfo_strerror(err));
 		panic(mbinfo_strerror(err), "reason=mbinfo err=%d magic=0x%x "
 		      "info=0x%x", err, magic, info);
@@ -186,8 +191,9 @@ void kmain(uint32_t magic, uint32_t info)
 	cpu_identify(&boot_cpu);
 	cpu_print(&boot_cpu);
 
-	kprintf("@boot proto=mb%d hv=%s pv=%d mem_kb=%u mmap=%u mods=%u "
-		"fwcfg_cpus=%u argc=%d path=%d ignored=%d\n", mbi.proto,
+	kprintf("@boot proto=%s hv=%s pv=%d mem_kb=%u mmap=%u mods=%u "
+		"fwcfg_cpus=%u argc=%d path=%d ignored=%d\n",
+		mbinfo_proto_name(mbi.proto),
 		pv_present() ? "irqlab" : boot_cpu.hv[0] ? boot_cpu.hv : "none",
 		pv_present(), mbi.has_mem ? mbi.mem_lower_kb + mbi.mem_upper_kb : 0,
 		mbi.nr_mmap, mbi.nr_mods, fwcfg_nb_cpus(), cmdline_argc(),

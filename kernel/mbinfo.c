@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * The Multiboot boot information parser (see mbinfo.h).
+ * The boot information parser (see mbinfo.h): Multiboot 1 and 2, and
+ * the start info of the Xen PVH entry.
  *
  * Nothing the loader wrote is trusted: every range is mapped through
  * phys() before it is read, every size is checked against the memory it
@@ -12,6 +13,7 @@
 #include <stdint.h>
 
 #include "hw/multiboot.h"
+#include "hw/pvh.h"
 #include "mbinfo.h"
 
 #define COPY(dst, src)	__builtin_memcpy(&(dst), (src), sizeof(dst))
@@ -333,6 +335,136 @@ static int parse_mb2(uint64_t addr, mbinfo_phys_fn phys, void *ctx,
 	}
 }
 
+/* ---- Xen PVH (include/hw/pvh.h) ---- */
+
+/* start_info.h: nr_modules entries of struct hvm_modlist_entry; the
+ * first is Linux's initrd, a string per module is optional (0: none). */
+static int pvh_mods(const struct hvm_start_info *si, mbinfo_phys_fn phys,
+		    void *ctx, struct mbinfo *out)
+{
+	uint32_t i, n = si->nr_modules;
+	const struct hvm_modlist_entry *mods;
+
+	if (n > MBINFO_MAX_MODS)
+		n = MBINFO_MAX_MODS;
+	if (!n)
+		return 0;
+	mods = phys(ctx, si->modlist_paddr, (uint64_t)n * sizeof(*mods));
+	if (!mods)
+		return MBINFO_EMODS;
+	for (i = 0; i < n; i++) {
+		struct hvm_modlist_entry m;
+		const char *s = "";
+		int err;
+
+		COPY(m, &mods[i]);
+		if (m.size > UINT64_MAX - m.paddr)
+			return MBINFO_EMODS;
+		if (m.cmdline_paddr) {
+			err = get_string(phys, ctx, m.cmdline_paddr, &s);
+			if (err)
+				return err;
+		}
+		err = add_module(out, m.paddr, m.paddr + m.size, s);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/*
+ * start_info.h version 1: memmap_entries e820 entries.  PVH has no
+ * mem_lower/mem_upper, so they are taken from the map as Multiboot 1
+ * 3.3 defines them: RAM from 0 (at most 640 KiB), and from 1 MiB to
+ * the first hole.
+ */
+static int pvh_mmap(const struct hvm_start_info *si, mbinfo_phys_fn phys,
+		    void *ctx, struct mbinfo *out)
+{
+	uint32_t i, n = si->memmap_entries;
+	const struct hvm_memmap_entry *map;
+
+	if (si->version < 1 || !n)
+		return 0;
+	if (n > MBINFO_MAX_MMAP)
+		n = MBINFO_MAX_MMAP;
+	map = phys(ctx, si->memmap_paddr, (uint64_t)n * sizeof(*map));
+	if (!map)
+		return MBINFO_EMMAP;
+	for (i = 0; i < n; i++) {
+		struct hvm_memmap_entry e;
+
+		COPY(e, &map[i]);
+		if (e.size > UINT64_MAX - e.addr)
+			return MBINFO_EMMAP;
+		add_mmap(out, e.addr, e.size, e.type);
+		if (e.type != MB_MEMORY_AVAILABLE)
+			continue;
+		if (e.addr == 0) {
+			out->mem_lower_kb = e.size > 0xa0000 ? 640 : e.size >> 10;
+			out->has_mem = 1;
+		} else if (e.addr <= 0x100000 && e.addr + e.size > 0x100000 &&
+			   (e.addr + e.size - 0x100000) >> 10 <= UINT32_MAX) {
+			out->mem_upper_kb = (e.addr + e.size - 0x100000) >> 10;
+			out->has_mem = 1;
+		}
+	}
+	return 0;
+}
+
+/* ACPI 6.4 sec. 5.2.5.3: 20 bytes, 36 from revision 2 (byte 15) on. */
+static int pvh_rsdp(uint64_t addr, mbinfo_phys_fn phys, void *ctx,
+		    struct mbinfo *out)
+{
+	const uint8_t *r;
+
+	if (!addr)
+		return 0;
+	r = phys(ctx, addr, 20);
+	if (!r)
+		return MBINFO_ERSDP;
+	if (r[15] >= 2) {
+		r = phys(ctx, addr, 36);
+		if (!r)
+			return MBINFO_ERSDP;
+		out->rsdp_new = 1;
+	}
+	out->rsdp = r;
+	return 0;
+}
+
+static int parse_pvh(uint64_t addr, mbinfo_phys_fn phys, void *ctx,
+		     struct mbinfo *out)
+{
+	struct hvm_start_info si = { 0 };
+	const void *p = phys(ctx, addr, HVM_START_INFO_V0_SIZE);
+	int err;
+
+	if (!p)
+		return MBINFO_EINFO;
+	__builtin_memcpy(&si, p, HVM_START_INFO_V0_SIZE);
+	if (si.magic != HVM_START_MAGIC)
+		return MBINFO_EPVH;
+	if (si.version >= 1) {
+		p = phys(ctx, addr, sizeof(si));
+		if (!p)
+			return MBINFO_EINFO;
+		COPY(si, p);
+	}
+	out->proto = MBINFO_PROTO_PVH;
+	if (si.cmdline_paddr) {
+		err = get_string(phys, ctx, si.cmdline_paddr, &out->cmdline);
+		if (err)
+			return err;
+	}
+	err = pvh_mods(&si, phys, ctx, out);
+	if (!err)
+		err = pvh_mmap(&si, phys, ctx, out);
+	if (!err)
+		err = pvh_rsdp(si.rsdp_paddr, phys, ctx, out);
+	return err;
+}
+
 int mbinfo_parse(uint32_t magic, uint64_t info_addr, mbinfo_phys_fn phys,
 		 void *ctx, struct mbinfo *out)
 {
@@ -341,6 +473,8 @@ int mbinfo_parse(uint32_t magic, uint64_t info_addr, mbinfo_phys_fn phys,
 		return parse_mb1(info_addr, phys, ctx, out);
 	if (magic == MB2_BOOT_MAGIC)
 		return parse_mb2(info_addr, phys, ctx, out);
+	if (magic == HVM_START_MAGIC)	/* boot/pvh.S puts it in EAX */
+		return parse_pvh(info_addr, phys, ctx, out);
 	return MBINFO_EMAGIC;
 }
 
@@ -350,7 +484,7 @@ const char *mbinfo_strerror(int err)
 	case 0:
 		return "no error";
 	case MBINFO_EMAGIC:
-		return "EAX holds no multiboot magic";
+		return "EAX holds no multiboot magic, nor the PVH entry's";
 	case MBINFO_EINFO:
 		return "boot information not in memory or misaligned";
 	case MBINFO_ESIZE:
@@ -365,7 +499,25 @@ const char *mbinfo_strerror(int err)
 		return "bad module list";
 	case MBINFO_EMMAP:
 		return "bad memory map";
+	case MBINFO_EPVH:
+		return "PVH start info without its magic";
+	case MBINFO_ERSDP:
+		return "RSDP not in memory";
 	default:
 		return "unknown error";
+	}
+}
+
+const char *mbinfo_proto_name(int proto)
+{
+	switch (proto) {
+	case 1:
+		return "mb1";
+	case 2:
+		return "mb2";
+	case MBINFO_PROTO_PVH:
+		return "pvh";
+	default:
+		return "none";
 	}
 }

@@ -8,6 +8,9 @@
 
 #include <criterion/criterion.h>
 
+#include "../kernel/mbinfo.h"
+#include "boot/mem.h"
+#include "hw/pvh.h"
 #include "loader_images.h"
 
 TestSuite(pvh, .init = ti_setup, .fini = ti_teardown);
@@ -156,4 +159,79 @@ Test(pvh, refused)
 	pvh_image(8, PVH_ENTRY, 18);
 	memset(ti.buf + ti.seg[2].offset + 24, 0xff, 4);	/* huge descsz */
 	ti_expect_err(&ti, 0, "no multiboot header");
+}
+
+/* --pvh: the irqlab kernel has both, and PVH is asked for */
+Test(pvh, forced_pvh_over_multiboot)
+{
+	struct boot_params p;
+	struct boot_entry e;
+	char err[256] = "";
+
+	pvh_image(4, PVH_ENTRY, 18);
+	ti_mb2(&ti);
+	p = ti_params(&ti, LOADER_PROTO_PVH);
+	cr_assert_eq(loader_load(&ti_mem, &p, &e, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(e.protocol, LOADER_PROTO_PVH);
+	cr_assert_eq(e.eip, PVH_ENTRY);
+}
+
+Test(pvh, forced_pvh_needs_the_note)
+{
+	ti_std_elf(&ti, ELFCLASS64);
+	ti_mb2(&ti);
+	ti_expect_err(&ti, LOADER_PROTO_PVH, "no Xen PVH entry");
+	ti_expect_err(&ti, 3, "bad boot protocol 3");
+}
+
+/* mbinfo-style phys for the kernel's parser: the loader's bounds check */
+static const void *phys(void *ctx, uint64_t addr, uint64_t len)
+{
+	return mem_ptr(ctx, addr, len);
+}
+
+/* Both ends: the kernel's parser (kernel/mbinfo.c) reads what the
+ * loader wrote, with the magic boot/pvh.S puts in EAX. */
+Test(pvh, kernel_reads_the_start_info)
+{
+	static const uint8_t rd[3000];
+	struct boot_params p;
+	struct boot_entry e;
+	struct mbinfo mi;
+	char err[256] = "";
+	uint8_t *rsdp;
+
+	pvh_image(8, PVH_ENTRY, 18);
+	p = ti_params(&ti, 0);
+	p.append = "check=ipi apic=x2apic";
+	p.initrd = rd;
+	p.initrd_len = sizeof(rd);
+	p.rsdp_gpa = 0xe0000;
+	cr_assert_eq(loader_load(&ti_mem, &p, &e, err, sizeof(err)), 0, "%s", err);
+	rsdp = ti_gpa(0xe0000, 36);
+	memcpy(rsdp, "RSD PTR ", 8);
+	cr_assert_eq(mbinfo_parse(HVM_START_MAGIC, e.ebx, phys, &ti_mem, &mi), 0);
+	cr_assert_eq(mi.proto, MBINFO_PROTO_PVH);
+	cr_assert_str_eq(mbinfo_proto_name(mi.proto), "pvh");
+	cr_assert_str_eq(mi.cmdline, "check=ipi apic=x2apic");
+	cr_assert_eq(mi.nr_mods, 1);
+	cr_assert_eq(mi.mods[0].end - mi.mods[0].start, sizeof(rd));
+	cr_assert_str_eq(mi.mods[0].string, "");
+	cr_assert_eq(mi.nr_mmap, 4);
+	cr_assert_eq(mi.mmap[3].addr, 0x100000);
+	cr_assert(mi.has_mem, "mem_lower/upper taken from the map");
+	cr_assert_eq(mi.mem_upper_kb, (TI_RAM - 0x100000) >> 10);
+	cr_assert_eq(mi.mem_lower_kb, mi.mmap[0].len >> 10);
+	cr_assert_eq(mi.rsdp, rsdp);
+	cr_assert_eq(mi.rsdp_new, 0, "revision 0: the 20-byte RSDP");
+	rsdp[15] = 2;
+	cr_assert_eq(mbinfo_parse(HVM_START_MAGIC, e.ebx, phys, &ti_mem, &mi), 0);
+	cr_assert_eq(mi.rsdp_new, 1, "revision 2: the 36-byte RSDP");
+
+	/* what the kernel refuses */
+	memset(ti_gpa(e.ebx, 4), 0, 4);
+	cr_assert_eq(mbinfo_parse(HVM_START_MAGIC, e.ebx, phys, &ti_mem, &mi),
+		     MBINFO_EPVH, "no magic in the start info");
+	cr_assert_eq(mbinfo_parse(HVM_START_MAGIC, TI_RAM, phys, &ti_mem, &mi),
+		     MBINFO_EINFO, "start info outside memory");
 }

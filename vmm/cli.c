@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "boot/loader.h"
 #include "cli.h"
 #include "util.h"
 
@@ -50,6 +51,9 @@ static void usage(FILE *f)
 "      --initrd FILE       Linux: the initial ramdisk\n"
 "      --multiboot 1|2     force the multiboot version (default: 2 if the\n"
 "                          image has a multiboot2 header, else 1)\n"
+"      --pvh               enter KERNEL at its Xen PVH note even when it\n"
+"                          has a multiboot header (default: multiboot\n"
+"                          first, PVH for an ELF vmlinux without one)\n"
 "      --irqchip MODE      user (default): irqlab emulates the local APIC,\n"
 "                          IOAPIC, PIT and PIC; kernel: KVM's in-kernel\n"
 "                          LAPIC, IOAPIC, PIC and PIT; split: KVM's\n"
@@ -167,6 +171,7 @@ static bool parse_on_off(const char *s, const char *what)
 enum {
 	OPT_MODULE = 256,
 	OPT_MULTIBOOT,
+	OPT_PVH,
 	OPT_STATS,
 	OPT_STATS_JSON,
 	OPT_IRQCHIP,
@@ -197,6 +202,7 @@ static const struct option options[] = {
 	{ "initrd", required_argument, NULL, OPT_INITRD },
 	{ "kvm-pv", required_argument, NULL, OPT_KVM_PV },
 	{ "multiboot", required_argument, NULL, OPT_MULTIBOOT },
+	{ "pvh", no_argument, NULL, OPT_PVH },
 	{ "irqchip", required_argument, NULL, OPT_IRQCHIP },
 	{ "x2apic", no_argument, NULL, OPT_X2APIC },
 	{ "no-x2apic", no_argument, NULL, OPT_NO_X2APIC },
@@ -339,6 +345,9 @@ void cli_parse(int argc, char **argv, struct vmm_config *cfg)
 		case OPT_MULTIBOOT:
 			cfg->protocol = parse_num(optarg, 1, 2,
 				"--multiboot must be 1 or 2, not '%s'");
+			break;
+		case OPT_PVH:
+			cfg->protocol = LOADER_PROTO_PVH;
 			break;
 		case OPT_IRQCHIP:
 			if (!strcmp(optarg, "user"))

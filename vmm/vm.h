@@ -62,7 +62,7 @@ struct vmm_config {
 	struct vmm_module mods[VMM_MAX_MODULES];
 	unsigned nr_mods;
 	const char *initrd;	/* --initrd: Linux's initial ramdisk */
-	int protocol;		/* multiboot: 0 auto, 1, 2 */
+	int protocol;		/* 0 auto, 1, 2 (multiboot), LOADER_PROTO_PVH */
 	enum irqchip_mode irqchip;
 	int x2apic;		/* CPUID x2APIC bit: -1 auto, 0 off, 1 on */
 	bool hlt_in_guest;	/* KVM_X86_DISABLE_EXITS_HLT */

@@ -31,6 +31,7 @@ from runner import records  # noqa: E402
 VMM = os.environ.get('VMM', 'build/irqlab-vmm')
 KERNEL = 'build/kernel/irqlab.elf'
 KERNEL32 = 'build/kernel/irqlab32.elf'
+KERNEL_PVH = 'build/kernel/irqlab-pvh.elf'
 QEMU = os.environ.get('QEMU', 'qemu-system-x86_64')
 OUT = 'build/tests'
 
@@ -463,13 +464,15 @@ class Booter:
             _SHARED[key] = self.vmm(name, *args, **kw)
         return _SHARED[key]
 
-    def qemu(self, name, *args, timeout=60, accel='tcg', cpu_flags=''):
-        """QEMU -kernel irqlab32.elf, serial on stdout (CRs dropped), the
-        kernel's status V as QEMU's (V << 1) | 1 (isa-debug-exit).
-        accel='kvm' takes scripts/qemu-kvm-cpu's model (skip if none)."""
+    def qemu(self, name, *args, timeout=60, accel='tcg', cpu_flags='',
+             kernel=KERNEL32):
+        """QEMU -kernel irqlab32.elf (multiboot 1; kernel=KERNEL_PVH: the
+        PVH entry), serial on stdout (CRs dropped), the kernel's status V
+        as QEMU's (V << 1) | 1 (isa-debug-exit).  accel='kvm' takes
+        scripts/qemu-kvm-cpu's model (skip if none)."""
         cpu = _qemu_cpu(accel, cpu_flags, self.nested)
         argv = ([QEMU, '-accel', accel] + cpu +
-                ['-m', '64', '-kernel', KERNEL32,
+                ['-m', '64', '-kernel', kernel,
                  '-device', 'isa-debug-exit,iobase=0xf4,iosize=0x04',
                  '-serial', 'stdio', '-display', 'none', '-no-reboot',
                  '-nodefaults'] + list(args))

@@ -308,3 +308,9 @@ def test_stats_json_made(boot):
     r = boot.in_kvm('json-made', [VMM, '--stats-json', str(path), K], 60)
     status(r, 0)
     assert path.read_text().startswith('{'), path
+
+
+def test_pvh_without_note(boot):
+    """--pvh on an image with no Xen PVH note (irqlab32.elf: an ELF32)."""
+    expect(boot, 'pvh-no-note', 4, 'no Xen PVH entry',
+           ['--pvh', 'build/kernel/irqlab32.elf'])

@@ -393,9 +393,10 @@ static int check_params(struct loader *ld)
 	const struct boot_params *p = ld->p;
 	unsigned i;
 
-	if (p->protocol < 0 || p->protocol > 2)
-		return loader_fail(ld, "bad multiboot protocol %d (want 0, 1 or 2)",
-				   p->protocol);
+	if (p->protocol < 0 || (p->protocol > 2 &&
+				p->protocol != LOADER_PROTO_PVH))
+		return loader_fail(ld, "bad boot protocol %d (want 0, 1, 2 or %d)",
+				   p->protocol, LOADER_PROTO_PVH);
 	if (!p->image && p->image_len)
 		return loader_fail(ld, "no image data");
 	if (!p->mods && p->nr_mods)
@@ -410,20 +411,24 @@ static int check_params(struct loader *ld)
 
 /*
  * A multiboot header; failing that (with no protocol forced), the PVH
- * note of an ELF vmlinux.  Multiboot wins when an image has both.
+ * note of an ELF vmlinux.  Multiboot wins when an image has both, unless
+ * PVH is forced (--pvh: the irqlab kernel has both).
  */
 static int parse_header(struct loader *ld)
 {
 	const struct boot_params *p = ld->p;
 	uint64_t entry;
 
-	if (!mb_parse_header(ld)) {
+	if (p->protocol == LOADER_PROTO_PVH) {
+		if (!pvh_find_entry(p->image, p->image_len, &entry))
+			return loader_fail(ld, "no Xen PVH entry: an ELF64 x86-64 image with a PT_NOTE holding XEN_ELFNOTE_PHYS32_ENTRY (18)");
+	} else if (!mb_parse_header(ld)) {
 		if (p->initrd)
 			return loader_fail(ld, "--initrd is for a Linux kernel (bzImage or PVH vmlinux); a multiboot kernel takes --module");
 		return 0;
-	}
-	if (p->protocol || !pvh_find_entry(p->image, p->image_len, &entry))
+	} else if (p->protocol || !pvh_find_entry(p->image, p->image_len, &entry)) {
 		return -1;	/* mb_parse_header()'s reason stands */
+	}
 	if (entry >= MEM_HIGH_START)
 		return loader_fail(ld, "PVH entry point 0x%llx above 4 GiB",
 				   (unsigned long long)entry);

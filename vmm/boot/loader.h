@@ -31,7 +31,8 @@ struct boot_params {
 	const char *append;	/* the rest of the command line, may be NULL */
 	const struct boot_module *mods;
 	unsigned nr_mods;
-	int protocol;		/* 0: multiboot2 if present, else 1; 1 or 2: force */
+	int protocol;		/* 0: multiboot2 if present, else 1, else PVH;
+				 * 1, 2 or LOADER_PROTO_PVH: force it */
 	/* ACPI RSDP copies for the multiboot2 ACPI tags; NULL if none */
 	const void *rsdp_old;	/* 20 bytes, ACPI 1.0 */
 	const void *rsdp_new;	/* ACPI 2.0+ */

@@ -15,38 +15,8 @@
 #include <string.h>
 
 #include "hw/multiboot.h"
+#include "hw/pvh.h"
 #include "loader_internal.h"
-
-#define XEN_ELFNOTE_PHYS32_ENTRY	18
-#define HVM_START_MAGIC			0x336ec578u
-
-/* start_info.h, version 1 (with the memory map) */
-struct hvm_start_info {
-	uint32_t magic;
-	uint32_t version;
-	uint32_t flags;
-	uint32_t nr_modules;
-	uint64_t modlist_paddr;
-	uint64_t cmdline_paddr;
-	uint64_t rsdp_paddr;
-	uint64_t memmap_paddr;
-	uint32_t memmap_entries;
-	uint32_t reserved;
-};
-
-struct hvm_modlist_entry {
-	uint64_t paddr;
-	uint64_t size;
-	uint64_t cmdline_paddr;
-	uint64_t reserved;
-};
-
-struct hvm_memmap_entry {
-	uint64_t addr;
-	uint64_t size;
-	uint32_t type;		/* e820's */
-	uint32_t reserved;
-};
 
 /* Where the pieces sit from the info's base (page aligned) */
 #define PVH_GDT_OFF	0x00
