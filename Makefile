@@ -258,13 +258,13 @@ $(MAN): $(VMM) docs/irqlab-vmm.h2m
 install: all $(MAN)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR) $(DESTDIR)$(MAN1DIR)
 	install -m 755 $(VMM) $(DESTDIR)$(BINDIR)/irqlab-vmm
-	install -m 644 $(KERNEL) $(KERNEL32) $(DESTDIR)$(DATADIR)/
+	install -m 644 $(KERNEL) $(KERNEL32) $(KERNEL_PVH) $(DESTDIR)$(DATADIR)/
 	if [ -f $(ISO) ]; then install -m 644 $(ISO) $(DESTDIR)$(DATADIR)/; fi
 	install -m 644 $(MAN) $(DESTDIR)$(MAN1DIR)/irqlab-vmm.1
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/irqlab-vmm $(DESTDIR)$(MAN1DIR)/irqlab-vmm.1 \
-		$(addprefix $(DESTDIR)$(DATADIR)/,$(notdir $(KERNEL) $(KERNEL32) $(ISO)))
+		$(addprefix $(DESTDIR)$(DATADIR)/,$(notdir $(KERNEL) $(KERNEL32) $(KERNEL_PVH) $(ISO)))
 	-rmdir $(DESTDIR)$(DATADIR)
 
 # Every test: the unit tests (Criterion), then the integration tests

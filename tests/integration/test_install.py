@@ -41,7 +41,8 @@ def installed(built):
 
 
 def test_install_lays_out_the_files(installed):
-    for f in (BIN, DATA / 'irqlab.elf', DATA / 'irqlab32.elf', PAGE):
+    for f in (BIN, DATA / 'irqlab.elf', DATA / 'irqlab32.elf',
+              DATA / 'irqlab-pvh.elf', PAGE):
         assert f.is_file(), '%s was not installed' % f
     assert os.access(BIN, os.X_OK)
     iso = ROOT / 'build' / 'irqlab.iso'
@@ -106,7 +107,8 @@ def test_installed_vmm_boots_the_installed_kernel(installed, boot):
 
 def test_uninstall_removes_them(installed):
     make('uninstall')
-    for f in (BIN, DATA / 'irqlab.elf', DATA / 'irqlab32.elf', PAGE,
+    for f in (BIN, DATA / 'irqlab.elf', DATA / 'irqlab32.elf',
+              DATA / 'irqlab-pvh.elf', PAGE,
               DATA / 'irqlab.iso'):
         assert not f.exists(), 'make uninstall left %s' % f
     assert not DATA.exists(), 'make uninstall left %s' % DATA
