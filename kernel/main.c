@@ -35,6 +35,12 @@
 #ifndef IRQLAB_VERSION_STR
 #define IRQLAB_VERSION_STR	"0.1"
 #endif
+/*
+ * The records' format (docs/RECORDS.md "@kernel"): raised when a record
+ * loses or changes a key a reader relies on, so that guest-bench/report
+ * can tell a log of another kernel from a broken one.
+ */
+#define RECORDS_FORMAT		1
 
 #define IDENTITY_END	0x100000000ull	/* entry.S maps [0, 4 GiB) */
 #define LOW_MEM_END	0x100000ull	/* real-mode memory: 1 MiB */
@@ -178,6 +184,8 @@ void kmain(uint32_t magic, uint32_t info)
 	gdt_init();
 	idt_init();
 	kprintf("irqlab kernel %s\n", IRQLAB_VERSION_STR);
+	kprintf("@kernel version=%s records=%d\n", IRQLAB_VERSION_STR,
+		RECORDS_FORMAT);
 
 	err = mbinfo_parse(magic, info, phys_identity, NULL, &mbi);
 	if (err) {

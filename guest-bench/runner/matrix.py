@@ -394,14 +394,21 @@ def write_results(out, files, doc=None, draw=True):
     """The reports of the config files @files: DIR/results.json,
     DIR/results.md, @doc's results part and the plots.  False if an
     output could not be written."""
-    configs = report.merge([report.read(f) for f in files])
+    return write_configs(out, report.merge([report.read(f) for f in files]),
+                         doc, draw)
+
+
+def write_configs(out, configs, doc=None, draw=True, ref=report.REF,
+                  source=None, say=say):
+    """write_results() of report.Configs (guest-bench/report's from serial
+    logs: @source says so); the ratios are to config @ref."""
     for c in configs:
         if c.errors:
             say('%s: %d problem(s), first: %s' % (
                 c.name, len(c.errors) + c.more_errors, c.errors[0]))
     host = report.host_info()
-    res = report.results_json(configs, host)
-    md = markdown.results_md(configs, host)
+    res = report.results_json(configs, host, ref)
+    md = markdown.results_md(configs, host, ref, source)
     ok = True
     try:
         os.makedirs(out, exist_ok=True)

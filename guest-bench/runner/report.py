@@ -25,7 +25,7 @@ METHOD = ('percentiles are nearest-rank (the ceil(p/100*n)-th smallest '
           'sample), computed by the kernel (or native-futex); with several '
           'passes of a config each field is the median over the passes '
           '(p50_ns_min/max: the spread); ratio = p50_ns / p50_ns of '
-          'qemu-kvm-on, same case, same run')
+          '%s, same case, same run')
 
 
 class Case:
@@ -162,9 +162,10 @@ def read(path):
     return c
 
 
-def ref_config(configs):
-    """The reference for the ratios: QEMU with KVM, kernel_irqchip=on."""
-    return next((c for c in configs if c.name == REF and c.status == 'ok'),
+def ref_config(configs, ref=REF):
+    """The reference for the ratios: QEMU with KVM, kernel_irqchip=on
+    (guest-bench/report: the log it is told)."""
+    return next((c for c in configs if c.name == ref and c.status == 'ok'),
                 None)
 
 
@@ -291,18 +292,23 @@ def _json_config(c):
             'errors': c.errors, 'errors_not_listed': c.more_errors}
 
 
-def _json_rows(configs):
-    ref = ref_config(configs)
+def _json_rows(configs, ref_name):
+    ref = ref_config(configs, ref_name)
     rows = []
     for c in configs:
         for k in c.cases.values():
             if k.skipped:
                 continue
             r = ratio(c, k.name, ref)
-            rows.append({'config': c.name, 'case': k.name,
-                         'ratio_p50_to_qemu_kvm_on':
-                         None if r is None else round(r, 4),
-                         'stats': _json_record(k.rec)})
+            row = {'config': c.name, 'case': k.name,
+                   'ratio_p50_to_qemu_kvm_on' if ref_name == REF else
+                   'ratio_p50_to_ref':
+                   None if r is None else round(r, 4),
+                   'stats': _json_record(k.rec)}
+            if k.rec.num('exits_per_op') is None:
+                # only irqlab-vmm counts them: absent, never 0
+                row['exits_per_op'] = 'not measured'
+            rows.append(row)
     return rows
 
 
@@ -336,9 +342,9 @@ def host_info():
                      'kernel_version': u.version, 'machine': u.machine}}
 
 
-def results_json(configs, host):
+def results_json(configs, host, ref=REF):
     return {'generated': host['date'], 'git': host['git'],
             'host': host['host'], 'qemu_kvm_cpu': qemu_kvm_cpu(configs),
-            'method': METHOD,
+            'method': METHOD % ref, 'ratio_to': ref,
             'configs': [_json_config(c) for c in configs],
-            'results': _json_rows(configs)}
+            'results': _json_rows(configs, ref)}

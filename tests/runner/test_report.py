@@ -268,7 +268,7 @@ def test_json_rows_and_markdown(read):
             ' apic=x2apic | ok | 1/1 | 1.5 |') in md
     assert ('| x | vmm-user-x2apic-exit | 10 | 40 | 3.00 '
             '(1.00/1.00/1.00/0.00/0.00) | 0.25x |') in md
-    assert '| x | qemu-kvm-on | 40 | 80 | - | 1.00x |' in md
+    assert '| x | qemu-kvm-on | 40 | 80 | not measured | 1.00x |' in md
     assert "QEMU/KVM -cpu model `max`" in md
 
 
