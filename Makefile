@@ -90,7 +90,7 @@ BINDIR	:= $(PREFIX)/bin
 DATADIR	:= $(PREFIX)/share/irqlab
 MAN1DIR	:= $(PREFIX)/share/man/man1
 
-.PHONY: all run run-nested iso man install uninstall labs lab grade test unit integration fuzz fuzz-probe bench-pir bench-calib bench bench-boot bench-grub linux-guest bench-linux tsan-storm clean FORCE
+.PHONY: all run run-nested iso man install uninstall labs lab grade conformance test unit integration fuzz fuzz-probe bench-pir bench-calib bench bench-boot bench-grub linux-guest bench-linux tsan-storm clean FORCE
 all: $(VMM) $(KERNEL) $(KERNEL32) $(KERNEL_PVH)
 
 $(VMM): $(VMM_OBJS)
@@ -151,6 +151,13 @@ $(NATIVE_FUTEX): $(call host,$(native-futex-y))
 # RIG=1: the KVM configs in the nested rig (no /dev/kvm here)
 bench: all $(NATIVE_FUTEX)
 	$(PYTHON) guest-bench/run $(if $(QUICK),--quick) $(if $(RIG),--rig)
+
+# docs/CONFORMANCE.md: every check step under every configuration here
+# (irqlab-vmm's three irqchips x two APIC modes, QEMU TCG and KVM, Bochs);
+# CONFORMANCE_ARGS: -c LIST, --log FILE, --no-rig (guest-bench/conformance -h)
+conformance: all
+	@scripts/build-deps.sh --conformance $(if $(wildcard /dev/kvm),,--rig)
+	$(PYTHON) guest-bench/conformance $(CONFORMANCE_ARGS)
 
 # docs/BENCHMARKS.md "Boot: irqlab-vmm against QEMU with KVM": it builds
 # the revision it measures itself (BOOT_BENCH_ARGS: -r RUNS, -R REV)

@@ -28,6 +28,7 @@ static const char *const known_keys[] = {
 	"ipi_timer_us",		/* ipi_storm.c */
 	"iters",		/* guest-bench/cases/bench.c */
 	"nmi_rounds",		/* lapic_check_nmi.c */
+	"onfail",		/* panic.c: check_failed() */
 	"pveoi",		/* pveoi.c */
 	"pvipi",		/* pv_ipi.c */
 	"rotate_ms",		/* guest-bench/cases/case_ioapic.c */

@@ -76,6 +76,6 @@ void lapic_check(void)
 		counts[LC_HOST], smp_nr_online(),
 		lapic_mode_name());
 	if (counts[LC_FAIL])
-		panic("check=lapic failed", "reason=lapic_check fail=%u",
-		      counts[LC_FAIL]);
+		check_failed("lapic", "check=lapic failed",
+			     "reason=lapic_check fail=%u", counts[LC_FAIL]);
 }

@@ -19,4 +19,17 @@ void kernel_exit(unsigned status) __attribute__((noreturn));
 void panic(const char *why, const char *fields, ...)
 	__attribute__((format(printf, 2, 3), noreturn));
 
+/*
+ * A check=... part found a rule broken: panic() with @why and @fields, or
+ * with onfail=go on the command line print "@check_failed check=@check
+ * <fields>" and return, so that the next check runs (make conformance,
+ * and a hypervisor that fails one check: docs/CONFORMANCE.md).
+ */
+void check_failed(const char *check, const char *why, const char *fields, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* After the last check: with onfail=go and a check failed, panic with
+ * reason=checks and the checks that failed. */
+void checks_done(void);
+
 #endif

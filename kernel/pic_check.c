@@ -131,6 +131,7 @@ static void step(const char *what, int good)
 {
 	if (good) {
 		ok++;
+		kprintf("pic_check: %s: ok\n", what);
 		return;
 	}
 	fail++;
@@ -342,6 +343,6 @@ void pic_check(void)
 		BASE, count(), __atomic_load_n(&spurious, __ATOMIC_RELAXED),
 		lint0_unmask, ioapic_extint);
 	if (fail)
-		panic("the PIC check failed", "reason=pic-check ok=%u fail=%u",
-		      ok, fail);
+		check_failed("pic", "the PIC check failed",
+			     "reason=pic-check ok=%u fail=%u", ok, fail);
 }

@@ -190,16 +190,16 @@ def results_md(configs, host, ref_name=report.REF, source=None):
     return '\n'.join(out) + '\n'
 
 
-def update_doc(doc, md):
+def update_doc(doc, md, begin=DOC_BEGIN, end=DOC_END):
     """Put @md between @doc's markers; raises OSError or ValueError."""
     with open(doc) as f:
         text = f.read()
-    b = text.find(DOC_BEGIN)
-    e = text.find(DOC_END, b) if b >= 0 else -1
+    b = text.find(begin)
+    e = text.find(end, b) if b >= 0 else -1
     if b < 0 or e < 0:
         raise ValueError("%s has no '%s' ... '%s' markers: not changed" %
-                         (doc, DOC_BEGIN, DOC_END))
-    b += len(DOC_BEGIN)
+                         (doc, begin, end))
+    b += len(begin)
     tmp = doc + '.tmp'
     with open(tmp, 'w') as f:
         f.write(text[:b] + '\n' + md + text[e:])
