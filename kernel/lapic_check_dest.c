@@ -50,7 +50,7 @@ static enum job job;
 /* JOB_REGS: the ID (xAPIC), DFR and LDR each CPU writes; JOB_READ: the
  * LDR each reads */
 static uint32_t want_id[NR_CPUS], want_ldr[NR_CPUS], want_dfr;
-static volatile uint32_t seen_ldr[NR_CPUS];
+static volatile uint32_t seen_ldr[NR_CPUS], seen_id[NR_CPUS];
 
 static void handler(struct trap_frame *tf)
 {
@@ -71,6 +71,7 @@ static void do_job(void)
 		/* SDM 11.6.2.2: DFR before LDR, all CPUs in one model */
 		if (lapic_read(APIC_ID) >> 24 != want_id[i])
 			lapic_write(APIC_ID, want_id[i] << 24);
+		seen_id[i] = lapic_read(APIC_ID) >> 24;
 		lapic_write(APIC_DFR, want_dfr);
 		lapic_write(APIC_LDR, want_ldr[i]);
 	}
@@ -174,6 +175,16 @@ static void physical_alias(void)
 	if (run_job(JOB_REGS)) {
 		lc_step("dest", "physical alias: both CPUs with the ID",
 			LC_FAIL, "cpu %u did not change its ID", ap1);
+		return;
+	}
+	if (seen_id[ap1] != bsp) {
+		/* SDM 11.4.6: "the ability of software to modify the APIC
+		 * ID is processor model specific" (Bochs: read-only) */
+		lc_step("dest", "physical alias", LC_SKIP, "the xAPIC ID is "
+			"read-only here (model specific, SDM 11.4.6): cpu %u "
+			"reads ID %u after writing %u", ap1, seen_id[ap1], bsp);
+		boot_regs();
+		run_job(JOB_REGS);
 		return;
 	}
 	deliver("physical alias: both CPUs with the ID", bsp, 0,

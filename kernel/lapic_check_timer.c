@@ -263,8 +263,11 @@ static void deadline_tmict(void)
 /*
  * SDM 11.5.4.1: "A write to the LVT Timer Register that changes the
  * timer mode disarms the local APIC timer."  Into TSC-deadline mode
- * TMCCT then reads 0 (and TMICT 0: KVM's rule, which irqlab keeps); out
- * of it, the armed deadline never fires.
+ * TMCCT then reads 0 ("current-count register always reads 0"); out of
+ * it, the armed deadline never fires.  TMICT is reported, not judged:
+ * KVM (and irqlab, which keeps KVM's rule) zero it on the change, Bochs
+ * keeps the old count, and the SDM says neither (docs/LAPIC.md
+ * "Where Bochs reads the SDM otherwise").
  */
 static void into_deadline(const char *step, uint32_t from)
 {
@@ -285,9 +288,9 @@ static void into_deadline(const char *step, uint32_t from)
 			break;
 	}
 	lc_delay_us_sti(2 * ARM_US);
-	lc_rule("timer", step, !fired && !c && !tmict && t < TRIES,
-		"%u interrupts in %u us; TMCCT %u, TMICT %u after the change "
-		"(want 0, 0), try %u", fired, 2 * ARM_US, c, tmict, t + 1);
+	lc_rule("timer", step, !fired && !c && t < TRIES,
+		"%u interrupts in %u us; TMCCT %u after the change (want 0), "
+		"TMICT %u; try %u", fired, 2 * ARM_US, c, tmict, t + 1);
 }
 
 static void out_of_deadline(const char *step, uint32_t to)

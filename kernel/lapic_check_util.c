@@ -195,8 +195,25 @@ void lc_hit(const struct trap_frame *tf, struct lc_hit *hits, unsigned max,
 
 int lc_part_start(const char *part)
 {
+	uint64_t base, want;
+
 	if (lapic_mode() == LAPIC_NONE) {
 		lc_step(part, "all", LC_SKIP, "no local APIC");
+		return 0;
+	}
+	/*
+	 * A part before (id, base) that could not restore the boot's mode
+	 * leaves the APIC off or in the other mode, where every access of
+	 * ours would fault (SDM 11.12.5: the x2APIC MSRs #GP unless EN and
+	 * EXTD are set): say so rather than die of it (Bochs 2.7, which
+	 * does not enable an APIC again once IA32_APIC_BASE[11] is clear).
+	 */
+	base = rdmsr(MSR_IA32_APIC_BASE);
+	want = APIC_BASE_EN | (lapic_mode() == LAPIC_X2APIC ? APIC_BASE_EXTD : 0);
+	if ((base & (APIC_BASE_EN | APIC_BASE_EXTD)) != want) {
+		lc_step(part, "all", LC_SKIP, "the local APIC is not in the "
+			"boot's mode: IA32_APIC_BASE reads 0x%lx (an earlier "
+			"part could not restore it)", base);
 		return 0;
 	}
 	(void)lc_apic_owner();
