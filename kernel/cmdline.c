@@ -21,6 +21,7 @@ static const char *const known_keys[] = {
 	"calib_max_us",		/* calib_hw.c */
 	"calib_us",		/* calib_hw.c */
 	"check",		/* main.c */
+	"console",		/* console.c: console=vga */
 	"crash",		/* main.c */
 	"haltpoll",		/* idle.c */
 	"ipi_k",		/* ipi_check.c */

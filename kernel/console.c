@@ -17,13 +17,16 @@
  */
 #include <stddef.h>
 
+#include "cmdline.h"
 #include "console.h"
 #include "hw/irqlab.h"
 #include "hw/ports.h"
+#include "kstring.h"
 #include "pv.h"
 #include "smp.h"
 #include "spinlock.h"
 #include "uart.h"
+#include "vga.h"
 
 /*
  * The paravirtual console prints a whole string per exit, so lines are
@@ -35,7 +38,18 @@
 #define PV_BUF_MAX	2048	/* bytes per exit, < IRQLAB_CONSOLE_MAX */
 #define PV_LINE_MAX	256	/* a longer line is sent in pieces */
 
-static int use_pv;
+/*
+ * The VGA mirror keeps the last REPLAY_LINES record lines (the result of
+ * a boot: the checks' and cases' records, @ready or @panic), each cut at
+ * REPLAY_COLS, for console_replay() to show again at the end.
+ */
+#define REPLAY_LINES	20
+#define REPLAY_COLS	160
+
+static int use_pv, use_vga;
+static char replay[REPLAY_LINES][REPLAY_COLS + 1];
+static unsigned replay_n, replay_col;
+static int in_record, at_bol = 1;
 static char pv_line[PV_BUF_MAX + 1];	/* + the NUL */
 static size_t pv_len;
 static size_t pv_bol;			/* where the current line began */
@@ -49,8 +63,63 @@ _Static_assert(PV_BUF_MAX < IRQLAB_CONSOLE_MAX, "console buffer too long");
 void console_init(void)
 {
 	use_pv = pv_present();
-	if (!use_pv)
-		uart_init(PORT_COM1);
+	if (use_pv)
+		return;
+	uart_init(PORT_COM1);
+	if (!uart_present(PORT_COM1)) {
+		use_vga = 1;		/* no serial port: the screen */
+		vga_clear();
+	}
+}
+
+void console_setup(void)
+{
+	const char *c = cmdline_get("console");
+
+	if (!use_vga && c && !strcmp(c, "vga")) {
+		use_vga = 1;
+		vga_clear();
+	}
+}
+
+/* Keep the record lines that pass for console_replay() */
+static void replay_keep(char c)
+{
+	char *l = replay[replay_n % REPLAY_LINES];
+
+	if (at_bol) {
+		in_record = c == '@';
+		if (in_record)
+			replay_col = 0;
+	}
+	at_bol = c == '\n';
+	if (!in_record)
+		return;
+	if (c == '\n') {
+		l[replay_col] = '\0';
+		replay_n++;
+		in_record = 0;
+	} else if (replay_col < REPLAY_COLS) {
+		l[replay_col++] = c;
+	}
+}
+
+void console_replay(void)
+{
+	unsigned i, first = replay_n > REPLAY_LINES ? replay_n - REPLAY_LINES : 0;
+	const char *s;
+
+	if (!use_vga)
+		return;
+	vga_clear();
+	for (s = "irqlab: the last records again (all of them went by above)\n";
+	     *s; s++)
+		vga_putc(*s);
+	for (i = first; i < replay_n; i++) {
+		for (s = replay[i % REPLAY_LINES]; *s; s++)
+			vga_putc(*s);
+		vga_putc('\n');
+	}
 }
 
 static void pv_send(void)
@@ -76,6 +145,10 @@ static void pv_putc(char c)
 
 void console_putc(char c)
 {
+	if (use_vga) {
+		vga_putc(c);
+		replay_keep(c);
+	}
 	if (use_pv) {
 		pv_putc(c);
 		return;

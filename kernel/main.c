@@ -195,6 +195,7 @@ void kmain(uint32_t magic, uint32_t info)
 		      "info=0x%x", err, magic, info);
 	}
 	cmdline_init(mbi.cmdline);
+	console_setup();	/* console=vga */
 
 	cpu_identify(&boot_cpu);
 	cpu_print(&boot_cpu);

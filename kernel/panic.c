@@ -19,6 +19,7 @@ void kernel_exit(unsigned status)
 	if (!exiting++) {
 		halt_report();
 		console_flush();
+		console_replay();	/* the VGA screen: the result again */
 	}
 	pv_poweroff(status);
 	/*

@@ -57,3 +57,13 @@ void uart_flush(uint16_t base)
 {
 	wait_lsr(base, UART_LSR_TEMT);
 }
+
+/* PC16550D: SCR "is intended for the programmer's use as a scratchpad" */
+int uart_present(uint16_t base)
+{
+	outb(base + UART_SCR, 0x5a);
+	if (inb(base + UART_SCR) != 0x5a)
+		return 0;
+	outb(base + UART_SCR, 0xa5);
+	return inb(base + UART_SCR) == 0xa5;
+}

@@ -11,5 +11,8 @@ void uart_init(uint16_t base);
 void uart_putc(uint16_t base, char c);
 /* Wait until the transmitter has sent every byte. */
 void uart_flush(uint16_t base);
+/* 1 if a UART answers at @base: its scratch register keeps what is
+ * written (a missing one reads 0xff). */
+int uart_present(uint16_t base);
 
 #endif
