@@ -136,3 +136,40 @@ def test_pic_testdev(boot):
     qemu_status(r, 1, 'kernel exit status 0')
     line(r, '@pic_check ok=[1-9][0-9]* fail=0 cpus=2 line=5 slave_line=13 '
          'base=0x30 .* lint0_unmask=ok ioapic_extint=ok')
+
+
+def test_vga_console_without_a_serial_port(tmp_path):
+    """No COM1 (-serial none): the kernel prints to the VGA text screen,
+    and at the end clears it and shows the last records again
+    (docs/BOOT.md "Bare metal").  The screen is read back from 0xb8000
+    through QEMU's monitor once the kernel has halted."""
+    import subprocess
+    import time
+    from harness import KERNEL32, QEMU, ROOT
+    dump = tmp_path / 'vga.bin'
+    p = subprocess.Popen([QEMU, '-accel', 'tcg', '-smp', '2', '-m', '64',
+                          '-kernel', str(ROOT / KERNEL32), '-append',
+                          'check=ipi', '-display', 'none', '-monitor',
+                          'stdio', '-no-reboot', '-nodefaults', '-device',
+                          'VGA'], stdin=subprocess.PIPE,
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        text = ''
+        for _ in range(60):
+            time.sleep(1)
+            p.stdin.write(b'pmemsave 0xb8000 4000 "%s"\n' % str(dump).encode())
+            p.stdin.flush()
+            time.sleep(0.5)
+            if dump.exists() and dump.stat().st_size == 4000:
+                text = dump.read_bytes()[0::2].decode('latin1')
+                if '@ready' in text:
+                    break
+    finally:
+        p.kill()
+        p.wait()
+    rows = [text[i:i + 80].rstrip() for i in range(0, len(text), 80)]
+    assert rows and rows[0] == ('irqlab: the last records again (all of '
+                                'them went by above)'), rows[:3]
+    assert any(r.startswith('@ipi_check sent=600 received=600 lost=0 dup=0')
+               for r in rows), rows
+    assert any(r.startswith('@ready tsc=') for r in rows), rows
