@@ -443,7 +443,7 @@ class Booter:
                                    for a in argv], self.dir / n,
                                   max(timeout, 60), env, strip_cr, strict,
                                   self.rig_smp)
-        return rig_rule(self, name, once, sti_shadow)
+        return rig_rule(self, name, once, sti_shadow, rig_fail_entry)
 
     def vmm(self, name, *args, timeout=30, stats=True, env=None,
             strict=True):
@@ -536,6 +536,30 @@ def rig_dup_ipi(r):
         return 'an IPI delivered twice by KVM\'s LAPIC: ' + ' | '.join(
             r.grep(r'^(@ipi_check|ipi_check: cpu [0-9]+ ->)'))
     return None
+
+
+FAIL_ENTRY = re.compile(r'vcpu([0-9]+): KVM_EXIT_FAIL_ENTRY, hardware reason '
+                        r'0xffffffff\n\s+RIP=([0-9a-f]+)')
+
+
+def rig_fail_entry(r):
+    """KVM_RUN refused to enter an AP that had already run: status 12
+    (KVM_EXIT_FAIL_ENTRY) with hardware reason 0xffffffff (SVM's
+    VMEXIT_INVALID: VMRUN found the saved state invalid), on vcpu N >= 1
+    after the kernel printed "smp: cpu N online", with KVM's LAPIC.
+    There irqlab-vmm sets an AP's registers never (KVM's INIT and SIPI
+    do) and its vCPU threads cannot (the seccomp filter allows
+    KVM_SET_REGS and KVM_SET_SREGS in --irqchip=user only), so the state
+    VMRUN refused is what the rig's KVM and QEMU's SVM made of the
+    guest's own."""
+    if r.status != 12 or not kvm_lapic(r.argv):
+        return None
+    m = FAIL_ENTRY.search(r.err)
+    if not m or m.group(1) == '0' or \
+            not r.has(r'^smp: cpu %s online' % m.group(1)):
+        return None
+    return ('the rig refused to enter vcpu%s, an AP already running, at RIP '
+            '0x%s (KVM_EXIT_FAIL_ENTRY, SVM VMEXIT_INVALID)' % m.groups())
 
 
 def sti_shadow(run):
