@@ -1,16 +1,43 @@
 """harness.sti_shadow(), the rule's reading of the kernel's @fault record
-(docs/RECORDS.md, tests/nested/README.md "The STI shadow"), on outputs
-written here: no VM runs."""
-from harness import ROOT, Run, sti_shadow
+(docs/RECORDS.md, tests/nested/README.md "The STI shadow"), and
+harness.rig_fail_entry() ("a refused entry"), on outputs written here:
+no VM runs."""
+from harness import ROOT, Run, rig_fail_entry, sti_shadow
 
 FAULT = '@fault kind=sti_shadow n=2 vector=0xd5 cpu=0 rip=0x110da2\n'
 
 
-def run_of(tmp_path, out):
+def run_of(tmp_path, out, err='', status=0, argv=('irqlab-vmm',)):
     base = tmp_path / 'boot'
     (tmp_path / 'boot.out').write_text(out)
-    (tmp_path / 'boot.err').write_text('')
-    return Run('boot', base, ['irqlab-vmm'], 0, 1.0, 30)
+    (tmp_path / 'boot.err').write_text(err)
+    return Run('boot', base, list(argv), status, 1.0, 30)
+
+
+ONLINE = 'smp: cpu 1 online, APIC ID 1\nsmp: cpu 2 online, APIC ID 2\n'
+REFUSED = ('irqlab-vmm: vcpu2: KVM_EXIT_FAIL_ENTRY, hardware reason '
+           '0xffffffff\n  RIP=0000000000101209 RSP=00000000001f4018\n')
+SPLIT = ('irqlab-vmm', '--irqchip=split', '--cpus', '4')
+
+
+def test_refused_entry_of_an_online_ap(tmp_path):
+    why = rig_fail_entry(run_of(tmp_path, ONLINE, REFUSED, 12, SPLIT))
+    assert why and 'vcpu2' in why and '0x0000000000101209' in why, why
+
+
+def test_refused_entry_is_not_every_failed_entry(tmp_path):
+    # irqlab's LAPIC: irqlab-vmm sets the APs' registers at SIPI there
+    user = ('irqlab-vmm', '--irqchip=user', '--cpus', '4')
+    assert rig_fail_entry(run_of(tmp_path, ONLINE, REFUSED, 12, user)) is None
+    # the BSP, or an AP that never ran: irqlab-vmm's own state
+    bsp = REFUSED.replace('vcpu2', 'vcpu0')
+    assert rig_fail_entry(run_of(tmp_path, ONLINE, bsp, 12, SPLIT)) is None
+    assert rig_fail_entry(run_of(tmp_path, 'smp: cpu 1 online\n', REFUSED,
+                                 12, SPLIT)) is None
+    # another hardware reason, another status
+    other = REFUSED.replace('0xffffffff', '0x80000021')
+    assert rig_fail_entry(run_of(tmp_path, ONLINE, other, 12, SPLIT)) is None
+    assert rig_fail_entry(run_of(tmp_path, ONLINE, REFUSED, 0, SPLIT)) is None
 
 
 def test_fault_record_is_named(tmp_path):
