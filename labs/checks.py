@@ -85,10 +85,13 @@ def timer_modes(r, js):
 
 
 def pit_calib(r, js):
-    """--cpuid-freq=off calib=pit: the kernel calibrates against the PIT,
-    says it met its error bound (bound=met, lapic_err_ppm), and its APIC
-    timer rate is within that bound of irqlab-vmm's true one (--apic-mhz,
-    1000 MHz by default)."""
+    """--cpuid-freq=off calib=pit: the kernel calibrates against the PIT
+    and its APIC timer rate is within the error bound it reports
+    (lapic_err_ppm) of irqlab-vmm's true one (--apic-mhz, 1000 MHz by
+    default).  bound=missed (the kernel widened its window to the most
+    it may and still could not bring the bound under its 1% target: a
+    loaded host, the nested rig under TCG) is no failure: the bound it
+    reports is what it claims, and that claim is what is checked."""
     c = _rec(r, 'calib')
     if c.get('source') != 'pit':
         return 'FAILED', 'source=%s, not pit' % c.get('source')
@@ -97,11 +100,11 @@ def pit_calib(r, js):
     except (KeyError, ValueError):
         return 'FAILED', 'no lapic_khz or lapic_err_ppm: %s' % c.line[:100]
     err = abs(khz - 1000000) / 1000000 * 1e6
-    if c.get('bound') != 'met' or err > bound:
+    if err > bound:
         return 'FAILED', 'lapic_khz=%d: %.0f ppm off 1000000, bound %d ppm ' \
             '(%s)' % (khz, err, bound, c.get('bound'))
-    return 'ok', 'lapic_khz=%d: %.0f ppm off, within its %d ppm' % (
-        khz, err, bound)
+    return 'ok', 'lapic_khz=%d: %.0f ppm off, within its %d ppm (bound=%s)' % (
+        khz, err, bound, c.get('bound'))
 
 
 def ioapic_check(r, js):
