@@ -22,7 +22,17 @@ python3-pytest).  To import the package, put guest-bench/ on sys.path:
     sys.path.insert(0, os.path.join(REPO, 'guest-bench'))
     from runner import records, boot
 """
+import argparse
 import os
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
+
+
+def arg_parser(prog, doc):
+    """An entry point's parser: @doc's first paragraph for --help's
+    description, the rest as its epilog, kept as written."""
+    head, _, rest = doc.partition('\n\n')
+    return argparse.ArgumentParser(
+        prog=prog, description=head, epilog=rest or None,
+        formatter_class=argparse.RawDescriptionHelpFormatter)

@@ -16,7 +16,6 @@ Exit status: 0 when every configuration ran or was skipped (FAILED
 cells are findings, not errors of the tool), 1 when a boot could not be
 made or an output not written, 2 on bad usage.
 """
-import argparse
 import json
 import os
 import re
@@ -26,7 +25,8 @@ import subprocess
 import sys
 import time
 
-from . import ROOT, boot, markdown, records, report, rigserver, serial
+from . import (ROOT, arg_parser, boot, markdown, records, report, rigserver,
+               serial)
 
 APPEND = 'check=lapic,ioapic,pic,timer,ipi onfail=go'
 CHECKS = ('ipi', 'timer', 'ioapic', 'pic', 'lapic')    # the kernel's order
@@ -457,10 +457,7 @@ DOC_END = '<!-- conformance:end -->'
 
 
 def parse_args(argv):
-    ap = argparse.ArgumentParser(
-        prog='guest-bench/conformance', description=__doc__.split('\n\n')[0],
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-        epilog='\n\n'.join(__doc__.split('\n\n')[1:]))
+    ap = arg_parser('guest-bench/conformance', __doc__)
     ap.add_argument('-c', metavar='LIST',
                     help='only these configurations, comma-separated (%s)'
                     % ','.join(CONFIGS))

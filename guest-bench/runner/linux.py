@@ -46,7 +46,6 @@ console in build/bench-linux/ROW.out (stderr: ROW.err).  Exit status 0,
 1 if a row that could run failed, 2 bad usage, 77 SKIP (no linux guest:
 make linux-guest could not fetch it).
 """
-import argparse
 import bisect
 import json
 import os
@@ -56,7 +55,7 @@ import shutil
 import subprocess
 import time
 
-from . import ROOT, boot, records
+from . import ROOT, arg_parser, boot, records
 
 GUEST = os.path.join(ROOT, 'build/linux-guest')
 BZIMAGE = os.path.join(GUEST, 'bzImage')
@@ -587,10 +586,7 @@ def table(rows, smp):
 
 
 def parse_args(argv):
-    p = argparse.ArgumentParser(
-        prog='linux-bench', description=__doc__.split('\n\n')[0],
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-        epilog=__doc__.split('\n\n', 1)[1])
+    p = arg_parser('linux-bench', __doc__)
     p.add_argument('--rows', default=','.join(ROWS), metavar='LIST',
                    help='rows to run, comma-separated (below; default all)')
     p.add_argument('--smp', type=int, default=2, metavar='N',

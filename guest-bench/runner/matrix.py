@@ -12,14 +12,14 @@ QEMU/KVM starts with: scripts/qemu-kvm-cpu) is a loud skip, recorded as
 skipped with the reason.  Exit status: 0 if no config failed (skips are
 listed), 1 if some failed, 2 on bad usage or missing build outputs.
 """
-import argparse
 import glob
 import json
 import os
 import shutil
 import sys
 
-from . import ROOT, boot, markdown, plots, records, report, rigserver
+from . import (ROOT, arg_parser, boot, markdown, plots, records, report,
+               rigserver)
 
 CONFIGS = ['vmm-%s-%s-%s' % (chip, apic, hlt)
            for chip in ('user', 'split', 'kernel')
@@ -435,10 +435,7 @@ def write_configs(out, configs, doc=None, draw=True, ref=report.REF,
 
 
 def parse_args(argv):
-    ap = argparse.ArgumentParser(
-        prog='guest-bench/run', description=__doc__.split('\n\n')[0],
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-        epilog='\n\n'.join(__doc__.split('\n\n')[1:]))
+    ap = arg_parser('guest-bench/run', __doc__)
     ap.add_argument('--quick', action='store_true',
                     help='iters=50, 1 pass, no retries, shorter timeouts, '
                     'no docs update (make bench QUICK=1)')

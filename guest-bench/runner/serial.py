@@ -17,12 +17,11 @@ log, a log of a kernel with another records format (@kernel records=,
 docs/RECORDS.md), or two boots in one file.  Exit status: 0, 1 if a
 report could not be written, 2 on bad usage or a bad log.
 """
-import argparse
 import os
 import re
 import sys
 
-from . import matrix, records, report
+from . import arg_parser, matrix, records, report
 
 RECORDS_FORMAT = 1      # kernel/main.c's RECORDS_FORMAT, which we read
 # the keys a reader here relies on, per record (a log from a kernel that
@@ -176,10 +175,7 @@ def read_log(path):
 
 
 def parse_args(argv):
-    ap = argparse.ArgumentParser(
-        prog='guest-bench/report', description=__doc__.split('\n\n')[0],
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-        epilog='\n\n'.join(__doc__.split('\n\n')[1:]))
+    ap = arg_parser('guest-bench/report', __doc__)
     ap.add_argument('logs', nargs='+', metavar='LOG',
                     help='a serial log of one boot of the kernel')
     ap.add_argument('-o', metavar='DIR', default='bench-results/logs',
