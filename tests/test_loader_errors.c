@@ -269,7 +269,7 @@ Test(loader_err, bad_params)
 	ti_std_elf(&ti, ELFCLASS64);
 	ti_mb2(&ti);
 	p = ti_params(&ti, 3);
-	ti_expect_params_err(&p, "bad multiboot protocol 3");
+	ti_expect_params_err(&p, "bad boot protocol 3");
 	p = ti_params(&ti, 0);
 	p.nr_mods = 1;
 	ti_expect_params_err(&p, "no module list");
