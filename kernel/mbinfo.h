@@ -28,6 +28,7 @@
 #define MBINFO_EMMAP		(-8)	/* memory map not in memory, or malformed */
 #define MBINFO_EPVH		(-9)	/* PVH start info's magic is wrong */
 #define MBINFO_ERSDP		(-10)	/* PVH rsdp_paddr not in memory */
+#define MBINFO_ELAST		MBINFO_ERSDP	/* the lowest code */
 
 #define MBINFO_PROTO_PVH	3	/* struct mbinfo's proto: 1, 2 or this */
 

@@ -238,7 +238,7 @@ static void check_result(int ret, const struct mbinfo *mi)
 {
 	unsigned i;
 
-	CHECK(ret <= 0 && ret >= MBINFO_EMMAP);
+	CHECK(ret <= 0 && ret >= MBINFO_ELAST);
 	CHECK(strcmp(mbinfo_strerror(ret), "unknown error"));
 	CHECK(mi->nr_mmap <= MBINFO_MAX_MMAP);
 	CHECK(mi->nr_mods <= MBINFO_MAX_MODS);
@@ -257,7 +257,8 @@ static void check_result(int ret, const struct mbinfo *mi)
 		      inside(mi->rsdp, ((const uint8_t *)mi->rsdp)[15] >= 2 ?
 			     36 : 20));
 	if (!ret)
-		CHECK(mi->proto == 1 || mi->proto == 2);
+		CHECK(mi->proto == 1 || mi->proto == 2 ||
+		      mi->proto == MBINFO_PROTO_PVH);
 }
 
 /* The image as the loader built it: the parser reads what it wrote. */
