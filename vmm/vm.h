@@ -97,6 +97,7 @@ enum vcpu_state {
 	VCPU_PARKED,		/* not started, or in wait-for-SIPI (user irqchip) */
 	VCPU_RUNNING,
 	VCPU_HALTED,		/* guest HLT, sleeping in the VMM */
+	VCPU_HALT_AWAKE,	/* still in HLT, awake to see what woke it */
 	VCPU_DONE,
 };
 

@@ -64,10 +64,10 @@ static void vm_dead(struct vcpu *v, const char *what)
 	vm_poweroff(v->vm, EXIT_GUEST_HALTED);
 }
 
-static void vm_sleep_end(struct vcpu *v)
+static void vm_sleep_end(struct vcpu *v, enum vcpu_state state)
 {
 	pthread_mutex_lock(&v->vm->lock);
-	v->state = VCPU_RUNNING;
+	v->state = state;
 	pthread_mutex_unlock(&v->vm->lock);
 }
 
@@ -153,10 +153,17 @@ static void halt_poll_adapt(struct vcpu *v, uint64_t t0)
 	v->irq.halt_poll_ns = n < max ? n : max;
 }
 
+/*
+ * A wake that does not end the HLT (a masked timer's expiry, a vector
+ * below the PPR) leaves the vCPU in VCPU_HALT_AWAKE, not RUNNING: it is
+ * still in HLT, and --timeout's dump says so.  Only the way out to the
+ * guest makes it RUNNING, so a HLT that never slept takes no lock.
+ */
 bool irq_halt(struct vcpu *v)
 {
 	struct kvm_run *run = v->run;
 	struct vcpu_irq *q = &v->irq;
+	bool slept = false;
 	uint64_t t0;
 
 	for (;;) {
@@ -182,12 +189,15 @@ bool irq_halt(struct vcpu *v)
 		}
 		irq_sleep(v, run->if_flag ? q->lapic.timer_deadline_ns : 0,
 			  halt_done);
-		vm_sleep_end(v);
+		vm_sleep_end(v, VCPU_HALT_AWAKE);
+		slept = true;
 		if (run->if_flag)
 			halt_poll_adapt(v, t0);
 		if (vm_stopping(v->vm))
 			return false;
 	}
+	if (slept)
+		vm_sleep_end(v, VCPU_RUNNING);
 	return true;
 }
 
@@ -212,7 +222,7 @@ bool irq_wait_sipi(struct vcpu *v, uint8_t *vector)
 		if (s) {
 			__atomic_store_n(&q->wait_sipi, false, __ATOMIC_SEQ_CST);
 			*vector = s & 0xff;
-			vm_sleep_end(v);
+			vm_sleep_end(v, VCPU_RUNNING);
 			return true;
 		}
 		if (vm_sleep_begin(v, VCPU_PARKED)) {

@@ -239,6 +239,7 @@ static int dump_page(struct vcpu *v, enum vcpu_state was, uint8_t *page,
 	static const char *const vstate[] = {
 		[VCPU_PARKED] = "waiting for a SIPI", [VCPU_RUNNING] = "running",
 		[VCPU_HALTED] = "halted (HLT)", [VCPU_DONE] = "stopped",
+		[VCPU_HALT_AWAKE] = "halted (HLT)",
 	};
 	static const char *const mp[] = {
 		[KVM_MP_STATE_RUNNABLE] = "running",
