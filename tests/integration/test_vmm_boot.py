@@ -153,6 +153,10 @@ def test_smp(boot, chip, apic):
     each AP to start it, and check=timer's), and the ICR writes are counted
     as sends."""
     trace = ['--trace=lapic'] if (chip, apic) == ('user', 'x2apic') else []
+    if chip != 'user':
+        # KVM's LAPIC: a rig of one CPU, where its second delivery did not
+        # come in 50 boots (tests/nested/README.md "Fault rate")
+        boot.rig_smp = 1
     r = smp_boot(boot, 'smp-%s-%s' % (chip, apic),
                  ['--irqchip=' + chip] + trace +
                  ['--cpus', '4', '-a', 'check=ipi,timer apic=' + apic, K])
