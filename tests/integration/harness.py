@@ -208,6 +208,11 @@ def _start_rig_server(smp):
     _RIG_SERVER[smp] = srv
 
 
+def rig_server_boots():
+    """The rig boots of this session's servers: starts and restarts."""
+    return sum(s.boots for s in _RIG_SERVER.values())
+
+
 def stop_rig_server():
     for smp, s in _RIG_SERVER.items():
         s.stop()
