@@ -87,6 +87,17 @@ def say(msg):
 RIG_DOUBLE_DELIVERY = re.compile(
     r'stack guard page was hit(.|\n)*'
     r'RIP: 0010:asm_(sysvec_[a-z_]+|common_interrupt)\+0x0/')
+# ... or a few instructions into the first delivery's entry (seen at
+# error_entry+0x0): an interrupt stub's frame (asm_sysvec_*, asm_common_
+# interrupt) over a kernel context whose EFLAGS has IF clear.  IF=0
+# masks every maskable interrupt (SDM vol. 3 6.8.1), and with KVM's LAPIC
+# neither the guest nor irqlab-vmm injects it, so this frame cannot be
+# theirs.
+_TS = r'(?:\[[ 0-9.]+\] )?'
+RIG_IF0_FRAME = re.compile(
+    r'^' + _TS + r'\s*asm_(?:sysvec_[a-z_]+|common_interrupt)\+0x[0-9a-f]+/'
+    r'0x[0-9a-f]+\n' + _TS + r'RIP: 0010:(\S+)\n(?:' + _TS + r'Code: .*\n)?' +
+    _TS + r'RSP: [0-9a-f]+:[0-9a-f]+ EFLAGS: ([0-9a-f]+)', re.M)
 # irqlab-vmm's --timeout dump: a line per vCPU, then its LAPIC's lines
 VCPU_DUMP = re.compile(
     r'^irqlab-vmm: vcpu([0-9]+): (.*?), RIP 0x([0-9a-f]+) RFLAGS '
@@ -191,6 +202,12 @@ def rig_fault(status, out, err, syms=None):
     if RIG_DOUBLE_DELIVERY.search(out):
         return ('an interrupt delivered again on its handler\'s first '
                 'instruction, with IF=0 (Linux panicked: status %s)' % status)
+    if 'stack guard page was hit' in out:
+        for m in RIG_IF0_FRAME.finditer(out):
+            if not int(m.group(2), 16) & 0x200:
+                return ('an interrupt delivered again inside its own entry '
+                        '(at %s), with IF=0 (Linux panicked: status %s)' %
+                        (m.group(1), status))
     if status == 18:
         return rig_stall(err, syms)
     return None

@@ -107,6 +107,25 @@ PANIC = '''[   14.1] BUG: ENTRY_TRAMPOLINE stack guard page was hit at (____ptrv
 [   14.1] RIP: 0010:asm_sysvec_apic_timer_interrupt+0x0/0x20
 [   14.1] Kernel panic - not syncing: Fatal exception in interrupt
 '''
+# the same fault a few instructions later (fault-rate, smp2-default,
+# kernel-008): the second delivery on error_entry's first instruction,
+# inside the first one's entry, IF=0 in its frame
+PANIC_ENTRY = '''[   12.3] BUG: ENTRY_TRAMPOLINE stack guard page was hit at (____ptrval____)
+[   12.3]  asm_exc_page_fault+0x22/0x30
+[   12.3] RIP: 0010:irqentry_enter+0x9/0x50
+[   12.3] Code: 00 65 48 03 05 30 11 5d 7e 8b 00 83 e0 03 83 f8 02 74 e0 0f 0b eb dc
+[   12.3] RSP: 0000:fffffe0000002ef8 EFLAGS: 00000046
+[   12.3]  sysvec_apic_timer_interrupt+0xa/0x90
+[   12.3]  asm_sysvec_apic_timer_interrupt+0x16/0x20
+[   12.3] RIP: 0010:error_entry+0x0/0x130
+[   12.3] Code: de eb 0a f3 48 0f ae db e9 16 fd ff ff 85 db 0f 85 0e fd ff ff 0f 01
+[   12.3] RSP: 0000:fffffe0000002fc8 EFLAGS: 00000006
+[   12.3] RAX: 0000000000001000 RBX: 0000000000000000 RCX: 00007f0932b26999
+[   12.3]  asm_sysvec_apic_timer_interrupt+0xb/0x20
+[   12.3] RIP: 0033:0x7f0932b26407
+[   12.3] RSP: 002b:00007fff3918de10 EFLAGS: 00000206
+[   12.3] Kernel panic - not syncing: Fatal exception in interrupt
+'''
 # vCPU0 in the spin-lock slow path (nokaslr: text at 0xffffffff81000000),
 # the PIT's vector in service; vCPU1 not started
 DUMP = '''irqlab-vmm: --timeout 150: the guest has not ended after 150 s
@@ -156,4 +175,14 @@ def test_rig_fault_reads_both_faces():
     assert linux.rig_fault(18, '', up, SYMS) is None
     assert linux.rig_fault(18, '', DUMP) is None
     assert linux.rig_fault(22, PANIC.replace('+0x0/', '+0x16/'), '') is None
+    # inside the first delivery's entry: the interrupted frame's IF=0
+    why = linux.rig_fault(22, PANIC_ENTRY, '')
+    assert 'again inside its own entry (at error_entry+0x0/0x130), with ' \
+        'IF=0' in why, why
+    # the same frames with IF=1 there: an interrupt the CPU may take
+    assert linux.rig_fault(22, PANIC_ENTRY.replace(
+        'EFLAGS: 00000006', 'EFLAGS: 00000206'), '') is None
+    # no stack guard page: not this panic
+    assert linux.rig_fault(22, PANIC_ENTRY.replace(
+        'stack guard page was hit', 'kernel BUG'), '') is None
     assert linux.rig_fault(124, '', DUMP, SYMS) is None
