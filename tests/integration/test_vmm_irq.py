@@ -136,7 +136,7 @@ def test_ioapic_check_user(boot):
     ioapic_record(r)
     has(r, '^@ioapic_check ok=20 fail=0 skip=0 cpus=2 pin=3 .* '
         'lapic_isr=held pit=ok pit_periodic=[1-9][0-9]* pit_after_stop=0 '
-        'pit_oneshot=1 pit_ch2=ok$')
+        'pit_stop_moved=0 pit_oneshot=1 pit_ch2=ok$')
 
 
 @pytest.mark.parametrize('mode', ['split', 'kernel'])
@@ -167,7 +167,8 @@ def test_ioapic_unrun(boot, mode):
                         '\n    '.join(r.grep('SKIPPED'))))
 
 
-PIT_RULE = ' pit=ok pit_periodic=[1-9][0-9]* pit_after_stop=0 pit_oneshot=1 '
+PIT_RULE = (' pit=ok pit_periodic=[1-9][0-9]* pit_after_stop=0 '
+            'pit_stop_moved=0 pit_oneshot=1 ')
 
 
 def test_ioapic_pit_split(boot):
