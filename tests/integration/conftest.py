@@ -78,6 +78,23 @@ def boot(request, built):
     return harness.Booter(module, nested)
 
 
+@pytest.fixture(autouse=True)
+def _runs_of_this_test():
+    """harness.RUNS holds this test's commands only."""
+    harness.RUNS.clear()
+    yield
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """A failed test's report carries every boot it ran, whole, and the
+    path of the copy kept under build/tests/failed/."""
+    rep = (yield).get_result()
+    if rep.failed and rep.when in ('setup', 'call') and harness.RUNS:
+        for title, text in harness.failure_evidence(item.nodeid):
+            rep.sections.append((title, text))
+
+
 def pytest_sessionfinish(session, exitstatus):
     harness.stop_rig_server()
 

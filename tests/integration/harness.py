@@ -10,6 +10,7 @@ build/irqlab-vmm), QEMU (default qemu-system-x86_64), IRQLAB_TEST_KVM=nested
 irqlab-vmm boots go through the nested rig where a test allows it).
 """
 import functools
+import glob
 import json
 import os
 import re
@@ -37,6 +38,14 @@ OUT = 'build/tests'
 
 # what the summary prints after the tests: KNOWN, FLAKE and host notes
 NOTES = []
+# every command the test running now ran (conftest.py empties it before
+# each test): a failed test's report shows them all (failure_evidence())
+RUNS = []
+# a failed test's boots are copied here, under the test's name
+FAILED = OUT + '/failed'
+# lines of each stream a failure report shows in full; past that, the
+# head and the tail, and the kept file has all of it
+REPORT_LINES = 4000
 
 
 def note(text):
@@ -53,6 +62,7 @@ class Run:
                  strict=True):
         self.name, self.base, self.argv = name, base, argv
         self.status, self.seconds, self.timeout = status, seconds, timeout
+        RUNS.append(self)
         self.out = _read(_file(base, '.out'))
         self.err = _read(_file(base, '.err'))
         bad = []
@@ -117,6 +127,42 @@ class Run:
                  self.status_text(), self.seconds,
                  self.base.relative_to(ROOT), last(self.out),
                  last(self.err)))
+
+
+def failure_evidence(nodeid):
+    """The report sections of a failed test: for each command it ran, its
+    files copied to build/tests/failed/TEST/ (a later boot of the same
+    name cannot overwrite them there) and its command, how it ended and
+    its whole stdout and stderr, so that a red CI run tells why without
+    running it again."""
+    keep = ROOT / FAILED / re.sub(r'[^A-Za-z0-9_.=-]+', '_', nodeid)
+    keep.mkdir(parents=True, exist_ok=True)
+    sections = []
+    for n, run in enumerate(RUNS):
+        for f in run.base.parent.glob(glob.escape(run.base.name) + '.*'):
+            shutil.copy2(f, keep / ('%d-%s' % (n, f.name)))
+        sections.append((
+            'boot %d of this test: %s' % (n, run.name),
+            '%s\n%s: %s in %.1f s\nkept: %s/%d-%s.{cmd,out,err,json}\n'
+            '--- stdout ---\n%s\n--- stderr ---\n%s' % (
+                _file(run.base, '.cmd').read_text(errors='replace').strip()
+                if _file(run.base, '.cmd').exists() else
+                ' '.join(map(shlex.quote, run.argv)),
+                run.name, run.status_text(), run.seconds,
+                keep.relative_to(ROOT), n, run.name,
+                _whole(run.out), _whole(run.err))))
+    return sections
+
+
+def _whole(text):
+    """text, or its first and last REPORT_LINES / 2 lines past that."""
+    lines = text.splitlines()
+    if len(lines) <= REPORT_LINES:
+        return text.rstrip('\n')
+    h = REPORT_LINES // 2
+    return '\n'.join(lines[:h] + ['... (%d lines: the kept .out or .err '
+                                   'has them)' % (len(lines) - 2 * h)] +
+                     lines[-h:])
 
 
 def _file(base, ext):
