@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * --trace=ioapic,pit: one decoded line per register access of the IOAPIC
- * and the 8254 (with port 0x61) on stderr, in the format of
+ * --trace=ioapic,pit,pic: one decoded line per register access of the
+ * IOAPIC, the 8254 (with port 0x61) and the 8259A pair on stderr, in the
+ * format of
  * --trace=lapic: "t=SECONDS vcpu=N what".  A line raised by no vCPU (the
  * PIT's host timer) prints vcpu=-.  The models' own trace lines (an
  * IOAPIC delivery, EOI or TMR route; a PIT count load or control word)
