@@ -75,7 +75,8 @@ def say(msg):
     print(msg, flush=True)
 
 
-# ---- the nested rig's fault (docs/LINUX.md "Faults of the nested rig") ----
+# ---- the nested rig's fault ----
+# (tests/nested/README.md "Faults of the nested rig")
 # With KVM's LAPIC (split, kernel) the rig delivers an interrupt with
 # IF=0 now and then (QEMU TCG's SVM, helper_vmrun()).  Its two faces:
 # - the panic: the LAPIC timer vector again on its handler's first
@@ -222,7 +223,8 @@ def boot_rig_retry(name, irqchip, how, boot_once):
         if how == 'nested' and irqchip != 'user' else None
     if why:
         say('linux-bench: %s: the nested rig\'s fault: %s; booting again '
-            '(docs/LINUX.md "Faults of the nested rig")' % (name, why))
+            '(tests/nested/README.md "Faults of the nested rig")' %
+            (name, why))
         res = boot_once()
     return res, why
 

@@ -565,8 +565,8 @@ class Booter:
 
 # ---- the nested rig's rule (tests/nested/README.md "The rule") --------------
 # QEMU TCG's SVM can deliver an event L1 KVM injected a second time
-# (helper_vmrun() leaves the vector in exception_index: docs/LINUX.md
-# "Faults of the nested rig").  A boot in the rig may be run again once,
+# (helper_vmrun() leaves the vector in exception_index:
+# tests/nested/README.md "Faults of the nested rig").  A boot in the rig may be run again once,
 # loudly, only when it shows one of these classified faults, each from
 # evidence that irqlab cannot produce: all are boots where KVM's LAPIC,
 # not irqlab's, delivers every interrupt (--irqchip=split or kernel), and

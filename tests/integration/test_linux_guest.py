@@ -155,8 +155,8 @@ def test_irqlab_user_2cpus(guest):
 
 # The rig's fault (guest-bench/runner/linux.py, rig_fault()): seen in the
 # nested rig only, with KVM's LAPIC, in split and in kernel mode alike
-# (docs/LINUX.md "Faults of the nested rig"): an interrupt taken with
-# IF=0.  In kernel mode irqlab emulates no interrupt controller at all, in
+# (tests/nested/README.md "Faults of the nested rig"): an interrupt
+# taken with IF=0.  In kernel mode irqlab emulates no interrupt controller at all, in
 # split mode KVM's LAPIC injects every vector, and irqlab's seccomp
 # filter forbids its vCPU threads every ioctl that writes a vCPU's
 # registers or events in both (docs/SECURITY.md): the fault is below
