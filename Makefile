@@ -191,6 +191,9 @@ $(B)/host/vmm/%.o: VMM_FLAGS = -include vmm/poison.h
 $(B)/host/vmm/kvm/%.o: VMM_FLAGS =
 $(addprefix $(B)/host/,$(addsuffix /%.o,$(vmm-pure-dirs))): \
 	HOST_INC = -Iinclude -I$(PURE_INC)
+# The kernel's host-tested files (mbinfo, acpi, cmdline, haltpoll) see
+# include/ and kernel/ as the kernel does (its layer/name.h), not vmm/
+$(B)/host/kernel/%.o: HOST_INC = -Iinclude -Ikernel
 
 $(PURE_INC)/linux/kvm.h: Kbuild
 	@rm -rf $(PURE_INC)
@@ -346,6 +349,7 @@ $(FUZZ_OBJ)/vmm/%.o: VMM_FLAGS = -include vmm/poison.h
 $(FUZZ_OBJ)/vmm/kvm/%.o: VMM_FLAGS =
 $(addprefix $(FUZZ_OBJ)/,$(addsuffix /%.o,$(vmm-pure-dirs))): \
 	HOST_INC = -Iinclude -I$(PURE_INC)
+$(FUZZ_OBJ)/kernel/%.o: HOST_INC = -Iinclude -Ikernel
 
 $(FUZZ_OBJ)/%.o: %.c | $(PURE_INC)/linux/kvm.h fuzz-probe
 	@mkdir -p $(dir $@)

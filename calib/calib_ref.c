@@ -18,7 +18,7 @@
 
 /* 8254 control word (8254 data sheet, "Control Word Format"): counter 2
  * (SC = 10), LSB then MSB (RW = 11), mode 0 (M = 000), binary: 0xb0.
- * kernel/pit.c's pit_ch2_start() is the same sequence, untimed. */
+ * kernel/dev/pit.c's pit_ch2_start() is the same sequence, untimed. */
 #define PIT_CW_CH2_MODE0	(PIT_SC(2) | PIT_RW_BOTH | PIT_MODE(0))
 #define SYSB_GATE2		SYS_B_GATE2
 #define SYSB_SPEAKER		SYS_B_SPKR

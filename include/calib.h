@@ -5,7 +5,7 @@
  * (build/host) compile the same files.  The library never touches
  * hardware: every CPUID, RDTSC, port access and APIC timer access goes
  * through struct calib_clock, which the kernel binds to the machine
- * (kernel/calib_hw.c) and the tests bind to simulated clocks
+ * (kernel/sys/calib_hw.c) and the tests bind to simulated clocks
  * (tests/calib_sim.c).  docs/CALIB.md describes the methods and their
  * error bounds.
  *

@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../kernel/acpi.h"
+#include "../kernel/boot/acpi.h"
 #include "boot/acpi.h"
 #include "boot/mem.h"
 

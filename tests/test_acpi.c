@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * Both ends of ACPI: the VMM's builder (vmm/boot/acpi.c) writes the tables into
- * a fake guest TA_RAM, the kernel's parser (kernel/acpi.c, built for the
+ * a fake guest TA_RAM, the kernel's parser (kernel/boot/acpi.c, built for the
  * host) reads them back.  Then the tables are broken one way at a time,
  * and each break must give its own error.
  */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * The RSDP in the memory map's ACPI regions (kernel/acpi.c,
+ * The RSDP in the memory map's ACPI regions (kernel/boot/acpi.c,
  * acpi_find_rsdp_mmap()): where a UEFI firmware keeps it, and where the
  * kernel looks under multiboot 1, which passes none.  The VMM's builder
  * writes the tables (acpi_fixture); the tests move the RSDP out of the
@@ -12,7 +12,7 @@
 #include <criterion/criterion.h>
 
 #include "acpi_fixture.h"
-#include "../kernel/mbinfo.h"
+#include "../kernel/boot/mbinfo.h"
 
 TestSuite(acpi_mmap, .init = ta_setup, .fini = ta_teardown);
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * The kernel's command-line parser (kernel/cmdline.c, built for the host):
+ * The kernel's command-line parser (kernel/boot/cmdline.c, built for the host):
  * irqlab-vmm and QEMU's -kernel put the kernel path first, GRUB does not,
  * and the words must mean the same either way.  Then the words it ignores,
  * and what it does with blanks, numbers and too much input.
@@ -10,8 +10,8 @@
 
 #include <criterion/criterion.h>
 
-#include "../kernel/cmdline.h"
-#include "../kernel/mbinfo.h"
+#include "../kernel/boot/cmdline.h"
+#include "../kernel/boot/mbinfo.h"
 #include "loader_images.h"
 #include "boot/mem.h"
 

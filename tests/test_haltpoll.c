@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
- * The guest's halt-poll window (kernel/haltpoll.c) against a fake clock:
+ * The guest's halt-poll window (kernel/smp/haltpoll.c) against a fake clock:
  * Linux's cpuidle-haltpoll governor rules (adjust_poll_limit()).
  */
 #include <criterion/criterion.h>
 
-#include "../kernel/haltpoll.h"
+#include "../kernel/smp/haltpoll.h"
 
 static struct haltpoll h;
 static uint64_t now = 1000000000ull;	/* the fake clock, ns */

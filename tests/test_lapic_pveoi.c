@@ -35,7 +35,7 @@ static bool inject(uint8_t v, bool level)
 	return lapic_pveoi_arm(&l);
 }
 
-/* the guest's EOI path (kernel/lapic.c): test-and-clear, else the register */
+/* the guest's EOI path (kernel/dev/lapic.c): test-and-clear, else the register */
 static void guest_eoi(void)
 {
 	if (__atomic_fetch_and(&word, ~1u, __ATOMIC_SEQ_CST) & 1)

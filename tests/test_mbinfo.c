@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * Both ends of the boot: the VMM's loader writes the boot information,
- * the kernel's parser (kernel/mbinfo.c, built for the host) reads it
+ * the kernel's parser (kernel/boot/mbinfo.c, built for the host) reads it
  * back.  They must agree, for Multiboot 1 and 2 alike.
  */
 #include <stdio.h>
@@ -9,7 +9,7 @@
 
 #include <criterion/criterion.h>
 
-#include "../kernel/mbinfo.h"
+#include "../kernel/boot/mbinfo.h"
 #include "loader_images.h"
 #include "boot/mem.h"
 

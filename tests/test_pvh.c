@@ -8,7 +8,7 @@
 
 #include <criterion/criterion.h>
 
-#include "../kernel/mbinfo.h"
+#include "../kernel/boot/mbinfo.h"
 #include "boot/mem.h"
 #include "hw/pvh.h"
 #include "loader_images.h"
@@ -190,7 +190,7 @@ static const void *phys(void *ctx, uint64_t addr, uint64_t len)
 	return mem_ptr(ctx, addr, len);
 }
 
-/* Both ends: the kernel's parser (kernel/mbinfo.c) reads what the
+/* Both ends: the kernel's parser (kernel/boot/mbinfo.c) reads what the
  * loader wrote, with the magic boot/pvh.S puts in EAX. */
 Test(pvh, kernel_reads_the_start_info)
 {

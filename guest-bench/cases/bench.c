@@ -6,16 +6,16 @@
 #include <stdint.h>
 
 #include "bench.h"
-#include "calib_hw.h"
-#include "cmdline.h"
-#include "kstring.h"
-#include "idle.h"
-#include "lapic.h"
-#include "printf.h"
-#include "pv.h"
-#include "pv_ipi.h"
-#include "smp.h"
-#include "x86.h"
+#include "sys/calib_hw.h"
+#include "boot/cmdline.h"
+#include "lib/kstring.h"
+#include "smp/idle.h"
+#include "dev/lapic.h"
+#include "lib/printf.h"
+#include "dev/pv.h"
+#include "dev/pv_ipi.h"
+#include "smp/smp.h"
+#include "arch/x86.h"
 
 struct bench_case {
 	const char *name;

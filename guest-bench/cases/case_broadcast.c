@@ -11,10 +11,10 @@
 #include <stdint.h>
 
 #include "bench.h"
-#include "idt.h"
-#include "lapic.h"
-#include "smp.h"
-#include "x86.h"
+#include "arch/idt.h"
+#include "dev/lapic.h"
+#include "smp/smp.h"
+#include "arch/x86.h"
 
 static uint32_t acks;
 

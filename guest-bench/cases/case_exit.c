@@ -21,8 +21,8 @@
 
 #include "bench.h"
 #include "hw/apic.h"
-#include "lapic.h"
-#include "x86.h"
+#include "dev/lapic.h"
+#include "arch/x86.h"
 
 /* Unclaimed in irqlab-vmm (vmm/exit/machine.c's bus) and in QEMU's PC. */
 #define EXIT_PIO_PORT	0x0ee0

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * futex_wake: what `perf bench futex wake` measures (tools/perf/bench/
- * futex-wake.c), on the kernel's own futex (kernel/futex.c) and threads
- * (kernel/sched.c).  N threads (threads=N, default 4) are pinned round-
+ * futex-wake.c), on the kernel's own futex (kernel/smp/futex.c) and threads
+ * (kernel/smp/sched.c).  N threads (threads=N, default 4) are pinned round-
  * robin to CPUs 1..n-1 (CPU0 is the waker's alone: the scheduler is
  * cooperative, so every wake crosses CPUs and costs a reschedule IPI) and
  * wait on one futex word; the idle CPUs halt.  Once all N wait, CPU0
@@ -22,14 +22,14 @@
 #include <stdint.h>
 
 #include "bench.h"
-#include "calib_hw.h"
-#include "cmdline.h"
-#include "futex.h"
-#include "lapic.h"
-#include "printf.h"
-#include "sched.h"
-#include "smp.h"
-#include "x86.h"
+#include "sys/calib_hw.h"
+#include "boot/cmdline.h"
+#include "smp/futex.h"
+#include "dev/lapic.h"
+#include "lib/printf.h"
+#include "smp/sched.h"
+#include "smp/smp.h"
+#include "arch/x86.h"
 
 #define FUTEX_RUNS		10
 #define THREADS_DEFAULT		4

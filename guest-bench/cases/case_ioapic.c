@@ -31,16 +31,16 @@
 
 #include "bench.h"
 #include "calib.h"
-#include "calib_hw.h"
-#include "cmdline.h"
+#include "sys/calib_hw.h"
+#include "boot/cmdline.h"
 #include "hw/testdev.h"
-#include "idt.h"
-#include "ioapic.h"
-#include "lapic.h"
-#include "kstring.h"
-#include "printf.h"
-#include "smp.h"
-#include "x86.h"
+#include "arch/idt.h"
+#include "dev/ioapic.h"
+#include "dev/lapic.h"
+#include "lib/kstring.h"
+#include "lib/printf.h"
+#include "smp/smp.h"
+#include "arch/x86.h"
 
 #define ROT_LINE	7	/* edge: ISA line 7's pin, never asserted */
 #define LEVEL_LINE	3	/* level: a free line on irqlab and QEMU */

@@ -15,11 +15,11 @@
 #include <stdint.h>
 
 #include "bench.h"
-#include "halt.h"
-#include "idt.h"
-#include "lapic.h"
-#include "smp.h"
-#include "x86.h"
+#include "arch/halt.h"
+#include "arch/idt.h"
+#include "dev/lapic.h"
+#include "smp/smp.h"
+#include "arch/x86.h"
 
 static uint32_t pongs, selfs;
 

@@ -22,13 +22,13 @@
 #include <stdint.h>
 
 #include "bench.h"
-#include "calib_hw.h"
-#include "halt.h"
+#include "sys/calib_hw.h"
+#include "arch/halt.h"
 #include "hw/apic.h"
-#include "idt.h"
-#include "lapic.h"
-#include "printf.h"
-#include "x86.h"
+#include "arch/idt.h"
+#include "dev/lapic.h"
+#include "lib/printf.h"
+#include "arch/x86.h"
 
 #define TIMER_DELAY_US		100
 #define TDCR_DIV1		0xb		/* SDM figure 11-10: 1011b */

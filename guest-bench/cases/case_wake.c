@@ -16,13 +16,13 @@
 #include <stdint.h>
 
 #include "bench.h"
-#include "calib_hw.h"
-#include "idle.h"
-#include "idt.h"
-#include "lapic.h"
-#include "printf.h"
-#include "smp.h"
-#include "x86.h"
+#include "sys/calib_hw.h"
+#include "smp/idle.h"
+#include "arch/idt.h"
+#include "dev/lapic.h"
+#include "lib/printf.h"
+#include "smp/smp.h"
+#include "arch/x86.h"
 
 static uint64_t send_tsc;	/* CPU0's TSC right before the send */
 static uint32_t wakes, idles, go, n_wakes;

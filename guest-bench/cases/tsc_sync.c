@@ -19,8 +19,8 @@
 #include <stdint.h>
 
 #include "bench.h"
-#include "printf.h"
-#include "x86.h"
+#include "lib/printf.h"
+#include "arch/x86.h"
 
 #define TSC_SYNC_ROUNDS	128
 

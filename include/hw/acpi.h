@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * ACPI tables, shared by the VMM's builder (vmm/boot/acpi.c) and the kernel's
- * parser (kernel/acpi.c).  Section numbers refer to ACPI 6.5 (August 2022).
+ * parser (kernel/boot/acpi.c).  Section numbers refer to ACPI 6.5 (August 2022).
  * All structures are packed and little-endian; byte offsets are in the
  * comments where the spec's tables give them.
  */

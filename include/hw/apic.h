@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Local APIC registers, shared by the kernel's driver (kernel/lapic.c) and
+ * Local APIC registers, shared by the kernel's driver (kernel/dev/lapic.c) and
  * the VMM's model (vmm/apic/lapic.c).  Intel SDM vol. 3A, chapter 11 ("Advanced
  * Programmable Interrupt Controller"); table 11-1 gives the xAPIC map and
  * table 11-6 the x2APIC MSRs (MSR = 0x800 + offset / 16).

@@ -3,7 +3,7 @@
  * The I/O APIC's registers (Intel 82093AA datasheet, 290566-001, section
  * 3; version 0x20 adds the EOI register, as in the ICH/PCH I/O APICs and
  * QEMU's and KVM's models).  Both irqlab-vmm's model (vmm/apic/ioapic.c) and
- * the kernel's driver (kernel/ioapic.c) use these.
+ * the kernel's driver (kernel/dev/ioapic.c) use these.
  */
 #ifndef HW_IOAPIC_H
 #define HW_IOAPIC_H

@@ -2,7 +2,7 @@
 /*
  * The 8254 programmable interval timer (Intel 8254 datasheet, 231164)
  * and system control port B (0x61) of the PC.  Shared by irqlab-vmm's
- * model (vmm/pc/pit.c) and the kernel's driver (kernel/pit.c).
+ * model (vmm/pc/pit.c) and the kernel's driver (kernel/dev/pit.c).
  */
 #ifndef HW_PIT_H
 #define HW_PIT_H

@@ -3,8 +3,8 @@
 #include <stdint.h>
 
 #include "cpu.h"
-#include "printf.h"
-#include "kstring.h"
+#include "lib/printf.h"
+#include "lib/kstring.h"
 #include "x86.h"
 
 #define CPUID_HV_BASE	0x40000000	/* hypervisor leaves (a VMM convention) */

@@ -13,7 +13,7 @@
 #include <stdint.h>
 
 #include "idt.h"
-#include "smp.h"
+#include "percpu.h"
 
 #define NO_FAULT	(-1)
 

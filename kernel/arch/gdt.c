@@ -12,7 +12,7 @@
 #include <stdint.h>
 
 #include "gdt.h"
-#include "smp.h"
+#include "percpu.h"
 
 /* SDM vol. 3 sec. 7.7, figure 7-11: the 64-bit TSS, 104 bytes. */
 struct tss {

@@ -5,8 +5,8 @@
 #include <stdint.h>
 
 #include "halt.h"
-#include "printf.h"
-#include "smp.h"
+#include "lib/printf.h"
+#include "percpu.h"
 
 #define HLT_LEN		1	/* F4 */
 

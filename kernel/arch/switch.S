@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The context switch of kernel/sched.c.  The System V ABI lets a call
+ * The context switch of kernel/smp/sched.c.  The System V ABI lets a call
  * clobber every register but RBX, RBP, R12-R15 (and RSP), so those are
  * all a switch between two C contexts must keep; RFLAGS too, so that
  * each context keeps its own IF.

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * One ACPI parse for the whole boot: calibration wants the FADT's PM
- * timer, SMP the MADT's CPUs.  kernel/acpi.c is the pure parser; this
+ * timer, SMP the MADT's CPUs.  kernel/boot/acpi.c is the pure parser; this
  * binds it to the identity map of [0, 4 GiB) that entry.S builds.
  */
 #include <stdint.h>

@@ -6,7 +6,7 @@
 #include <stddef.h>
 
 #include "cmdline.h"
-#include "kstring.h"
+#include "lib/kstring.h"
 
 /*
  * Every key the kernel reads, and who reads it.  A key missing here

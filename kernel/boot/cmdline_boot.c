@@ -4,7 +4,7 @@
  * each word, why one is ignored, and a number out of range.
  */
 #include "cmdline.h"
-#include "printf.h"
+#include "lib/printf.h"
 
 unsigned cmdline_uint(const char *key, unsigned def, unsigned lo,
 		      unsigned hi)

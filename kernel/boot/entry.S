@@ -11,8 +11,8 @@
  * ESI (System V AMD64 ABI: first and second integer arguments).  A wrong
  * magic is not checked here: kmain reports it.
  */
-#include "x86.h"
-#include "gdt.h"
+#include "arch/x86.h"
+#include "arch/gdt.h"
 
 #define BOOT_STACK_SIZE	(16 * 1024)
 #define NR_PD		4			/* 4 x 1 GiB: the first 4 GiB */

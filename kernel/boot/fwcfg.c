@@ -9,8 +9,8 @@
 
 #include "fwcfg.h"
 #include "hw/ports.h"
-#include "kstring.h"
-#include "x86.h"
+#include "lib/kstring.h"
+#include "arch/x86.h"
 
 static int present = -1;		/* -1: not probed yet */
 

@@ -21,8 +21,8 @@
  * The BSP boots one AP at a time and waits until it is online, so the
  * ap_boot_* variables hold one AP's arguments at a time.
  */
-#include "x86.h"
-#include "gdt.h"
+#include "arch/x86.h"
+#include "arch/gdt.h"
 
 /* tramp_gdt's selectors; ap_main loads the kernel's per-CPU GDT */
 #define TR_CODE32	0x08

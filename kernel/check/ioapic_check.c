@@ -16,7 +16,7 @@
  *           assertion reaches that CPU and no other.
  *   pit     informational, not a step: PIT channel 0 periodic and
  *           one-shot on ISA IRQ0's pin (the MADT override), and a
- *           channel-2 delay (kernel/pit.c).
+ *           channel-2 delay (kernel/dev/pit.c).
  *
  * "Nothing more" is checked by waiting QUIET_US; the handler counts per
  * CPU and, per step, EOIs at once, deasserts then EOIs, or leaves the
@@ -31,18 +31,18 @@
  */
 #include <stdint.h>
 
-#include "calib_hw.h"
+#include "sys/calib_hw.h"
 #include "hw/apic.h"
 #include "hw/testdev.h"
-#include "idt.h"
-#include "ioapic.h"
+#include "arch/idt.h"
+#include "dev/ioapic.h"
 #include "ioapic_check.h"
-#include "lapic.h"
-#include "panic.h"
-#include "pit.h"
-#include "printf.h"
-#include "smp.h"
-#include "x86.h"
+#include "dev/lapic.h"
+#include "sys/panic.h"
+#include "dev/pit.h"
+#include "lib/printf.h"
+#include "smp/smp.h"
+#include "arch/x86.h"
 
 #define LINE		3		/* free on irqlab and QEMU */
 #define VEC		VEC_IOAPIC_CHECK
@@ -299,7 +299,7 @@ static void check_dest(uint32_t lo)
 }
 
 /*
- * The PIT (kernel/pit.c) on ISA IRQ0's pin: channel 0 periodic at 1 kHz
+ * The PIT (kernel/dev/pit.c) on ISA IRQ0's pin: channel 0 periodic at 1 kHz
  * for about 20 ms, a control word that stops it, then 2 ms in which
  * nothing may come and the count may not move, then one one-shot of
  * 20 ms (exactly one interrupt from 2 ms to 42 ms: TCG under load must

@@ -28,16 +28,16 @@
  */
 #include <stdint.h>
 
-#include "cmdline.h"
+#include "boot/cmdline.h"
 #include "ipi_check_int.h"
-#include "idt.h"
+#include "arch/idt.h"
 #include "ipi_check.h"
-#include "lapic.h"
-#include "panic.h"
-#include "printf.h"
-#include "pv_ipi.h"
-#include "smp.h"
-#include "x86.h"
+#include "dev/lapic.h"
+#include "sys/panic.h"
+#include "lib/printf.h"
+#include "dev/pv_ipi.h"
+#include "smp/smp.h"
+#include "arch/x86.h"
 
 #define K_DEFAULT	100
 #define K_MAX		1000000

@@ -5,7 +5,7 @@
 
 #include <stdint.h>
 
-#include "smp.h"
+#include "smp/smp.h"
 
 struct ipi_state {
 	/* fixed and self IPIs, vector IPI_VEC_CHECK + from */

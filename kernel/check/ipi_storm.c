@@ -27,15 +27,15 @@
  */
 #include <stdint.h>
 
-#include "calib_hw.h"
-#include "cmdline.h"
+#include "sys/calib_hw.h"
+#include "boot/cmdline.h"
 #include "hw/apic.h"
-#include "idt.h"
+#include "arch/idt.h"
 #include "ipi_check_int.h"
-#include "lapic.h"
-#include "printf.h"
-#include "smp.h"
-#include "x86.h"
+#include "dev/lapic.h"
+#include "lib/printf.h"
+#include "smp/smp.h"
+#include "arch/x86.h"
 
 #define TIMER_US_DEFAULT	1000
 #define TIMER_US_MAX		1000000

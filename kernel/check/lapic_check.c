@@ -5,12 +5,12 @@
  */
 #include <stdarg.h>
 
-#include "lapic.h"
+#include "dev/lapic.h"
 #include "lapic_check.h"
-#include "panic.h"
-#include "printf.h"
-#include "smp.h"
-#include "x86.h"
+#include "sys/panic.h"
+#include "lib/printf.h"
+#include "smp/smp.h"
+#include "arch/x86.h"
 
 static unsigned counts[4];
 

@@ -22,13 +22,13 @@
  */
 #include <stdint.h>
 
-#include "extable.h"
+#include "arch/extable.h"
 #include "hw/apic.h"
-#include "lapic.h"
+#include "dev/lapic.h"
 #include "lapic_check.h"
 #include "lapic_check_util.h"
-#include "smp.h"
-#include "x86.h"
+#include "smp/smp.h"
+#include "arch/x86.h"
 
 #define EN		APIC_BASE_EN
 #define EXTD		APIC_BASE_EXTD

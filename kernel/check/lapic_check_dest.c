@@ -25,15 +25,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "extable.h"
+#include "arch/extable.h"
 #include "hw/apic.h"
-#include "idt.h"
-#include "lapic.h"
+#include "arch/idt.h"
+#include "dev/lapic.h"
 #include "lapic_check.h"
 #include "lapic_check_util.h"
-#include "printf.h"
-#include "smp.h"
-#include "x86.h"
+#include "lib/printf.h"
+#include "smp/smp.h"
+#include "arch/x86.h"
 
 #define VEC		VEC_LAPIC_CHECK_DEST
 #define WAIT_US		100000	/* for the CPUs wanted to take an IPI */

@@ -28,14 +28,14 @@
 #include <stdint.h>
 
 #include "hw/apic.h"
-#include "cmdline.h"
-#include "idt.h"
-#include "lapic.h"
+#include "boot/cmdline.h"
+#include "arch/idt.h"
+#include "dev/lapic.h"
 #include "lapic_check.h"
 #include "lapic_check_util.h"
-#include "printf.h"
-#include "smp.h"
-#include "x86.h"
+#include "lib/printf.h"
+#include "smp/smp.h"
+#include "arch/x86.h"
 
 #define PART		"nmi"
 #define VEC_FLUSH	0xa4	/* the AP's fixed IPI after its NMI */

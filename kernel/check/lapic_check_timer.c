@@ -24,14 +24,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "calib_hw.h"
+#include "sys/calib_hw.h"
 #include "hw/apic.h"
-#include "idt.h"
-#include "lapic.h"
+#include "arch/idt.h"
+#include "dev/lapic.h"
 #include "lapic_check.h"
 #include "lapic_check_util.h"
-#include "smp.h"
-#include "x86.h"
+#include "smp/smp.h"
+#include "arch/x86.h"
 
 #define VEC		VEC_TIMER_CHECK	/* check=timer's: never both at once */
 #define TDCR_DIV1	0xb		/* SDM figure 11-10: divide by 1 */

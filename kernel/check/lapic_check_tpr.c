@@ -27,11 +27,11 @@
 #include <stdint.h>
 
 #include "hw/apic.h"
-#include "idt.h"
-#include "lapic.h"
+#include "arch/idt.h"
+#include "dev/lapic.h"
 #include "lapic_check.h"
 #include "lapic_check_util.h"
-#include "x86.h"
+#include "arch/x86.h"
 
 #define PART		"tpr"
 #define CR8_HOLD	0xc

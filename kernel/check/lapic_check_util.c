@@ -9,16 +9,16 @@
 #include <stdarg.h>
 #include <stdint.h>
 
-#include "calib_hw.h"
+#include "sys/calib_hw.h"
 #include "hw/apic.h"
 #include "hw/irqlab.h"
-#include "idt.h"
-#include "lapic.h"
+#include "arch/idt.h"
+#include "dev/lapic.h"
 #include "lapic_check.h"
 #include "lapic_check_util.h"
-#include "printf.h"
-#include "pv.h"
-#include "x86.h"
+#include "lib/printf.h"
+#include "dev/pv.h"
+#include "arch/x86.h"
 
 uint64_t lc_us_to_tsc(uint64_t us)
 {

@@ -29,13 +29,13 @@
 #include <stdint.h>
 
 #include "hw/testdev.h"
-#include "idt.h"
-#include "ioapic.h"
-#include "lapic.h"
+#include "arch/idt.h"
+#include "dev/ioapic.h"
+#include "dev/lapic.h"
 #include "lapic_check.h"
 #include "lapic_check_util.h"
-#include "smp.h"
-#include "x86.h"
+#include "smp/smp.h"
+#include "arch/x86.h"
 
 #define PART		"window"
 #define VEC_LOW		0x66

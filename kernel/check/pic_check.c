@@ -3,7 +3,7 @@
  * check=pic: the 8259A pair's interrupts on the BSP's LINT0 as ExtINT
  * (SDM 11.5.1; the MP spec 1.4 3.6.2.2 "virtual wire mode"), driven
  * through pc-testdev lines (outb(0x2000 + n, level)).  The PIC gets
- * vector base VEC_PIC_CHECK (kernel/pic.c); each step is one ok or fail:
+ * vector base VEC_PIC_CHECK (kernel/dev/pic.c); each step is one ok or fail:
  *
  *   edge    a rising edge on LINE delivers BASE + LINE, once while the
  *           line stays high, and again after low then high.
@@ -32,19 +32,19 @@
  */
 #include <stdint.h>
 
-#include "calib_hw.h"
+#include "sys/calib_hw.h"
 #include "hw/apic.h"
 #include "hw/ioapic.h"
 #include "hw/testdev.h"
-#include "idt.h"
-#include "ioapic.h"
-#include "lapic.h"
-#include "panic.h"
-#include "pic.h"
+#include "arch/idt.h"
+#include "dev/ioapic.h"
+#include "dev/lapic.h"
+#include "sys/panic.h"
+#include "dev/pic.h"
 #include "pic_check.h"
-#include "printf.h"
-#include "smp.h"
-#include "x86.h"
+#include "lib/printf.h"
+#include "smp/smp.h"
+#include "arch/x86.h"
 
 #define LINE		5	/* a master line free on irqlab and QEMU */
 #define SLINE		13	/* a slave line, free on both (FPU) */
@@ -297,7 +297,7 @@ static void finish(void)
 {
 	unsigned i;
 
-	/* the source first, then LINT0: kernel/lapic.c says why */
+	/* the source first, then LINT0: kernel/dev/lapic.c says why */
 	pic_mask_all();
 	lapic_write(APIC_LVT_LINT0, APIC_LVT_MASKED);
 	cli();

@@ -18,14 +18,14 @@
  */
 #include <stdint.h>
 
-#include "halt.h"
+#include "arch/halt.h"
 #include "hw/apic.h"
-#include "idt.h"
-#include "lapic.h"
-#include "panic.h"
-#include "printf.h"
-#include "smp.h"
-#include "x86.h"
+#include "arch/idt.h"
+#include "dev/lapic.h"
+#include "sys/panic.h"
+#include "lib/printf.h"
+#include "smp/smp.h"
+#include "arch/x86.h"
 
 #define PERIODS		10
 #define COUNT		1000000	/* ticks: 1 ms at 1 GHz, divide by 1 */

@@ -8,11 +8,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "acpi_boot.h"
+#include "boot/acpi_boot.h"
 #include "hw/acpi.h"
 #include "ioapic.h"
-#include "printf.h"
-#include "spinlock.h"
+#include "lib/printf.h"
+#include "arch/spinlock.h"
 
 /* datasheet 3.2.4: the bits a write sets (delivery status and remote IRR
  * are read-only) */

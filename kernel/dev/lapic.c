@@ -16,15 +16,15 @@
  */
 #include <stdint.h>
 
-#include "cmdline.h"
+#include "boot/cmdline.h"
 #include "hw/apic.h"
-#include "kstring.h"
+#include "lib/kstring.h"
 #include "lapic.h"
-#include "printf.h"
+#include "lib/printf.h"
 #include "pv_ipi.h"
 #include "pveoi.h"
-#include "smp.h"
-#include "x86.h"
+#include "arch/percpu.h"
+#include "arch/x86.h"
 
 /* entry.S maps [UC_START, 4 GiB) with PCD = PWT = 1: uncached */
 #define UC_START	0xc0000000ull

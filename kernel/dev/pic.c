@@ -6,7 +6,7 @@
  * 4.1.10).  Section names below are the datasheet's.
  */
 #include "pic.h"
-#include "x86.h"
+#include "arch/x86.h"
 
 #define PIC1_CMD	0x20
 #define PIC1_DATA	0x21

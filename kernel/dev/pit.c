@@ -11,7 +11,7 @@
 
 #include "calib.h"
 #include "pit.h"
-#include "x86.h"
+#include "arch/x86.h"
 
 /* polls per microsecond, as calib's guard: no port read takes < 10 ns */
 #define POLLS_PER_US	CALIB_POLLS_PER_US

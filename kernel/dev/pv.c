@@ -8,7 +8,7 @@
 
 #include "hw/irqlab.h"
 #include "pv.h"
-#include "x86.h"
+#include "arch/x86.h"
 
 static int present = -1;		/* -1: not probed yet */
 

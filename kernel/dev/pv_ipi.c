@@ -17,15 +17,15 @@
  */
 #include <stdint.h>
 
-#include "cmdline.h"
+#include "boot/cmdline.h"
 #include "hw/apic.h"
 #include "hw/irqlab.h"
-#include "kstring.h"
-#include "printf.h"
+#include "lib/kstring.h"
+#include "lib/printf.h"
 #include "pv.h"
 #include "pv_ipi.h"
-#include "smp.h"
-#include "x86.h"
+#include "arch/percpu.h"
+#include "arch/x86.h"
 
 #define CPUID_HV_FIRST	0x40000000u
 #define CPUID_HV_LAST	0x4000ff00u

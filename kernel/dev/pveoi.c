@@ -18,17 +18,17 @@
  */
 #include <stdint.h>
 
-#include "cmdline.h"
-#include "extable.h"
+#include "boot/cmdline.h"
+#include "arch/extable.h"
 #include "hw/irqlab.h"
 #include "hw/kvm_pv.h"
-#include "kstring.h"
+#include "lib/kstring.h"
 #include "lapic.h"
-#include "printf.h"
+#include "lib/printf.h"
 #include "pv.h"
 #include "pveoi.h"
-#include "smp.h"
-#include "x86.h"
+#include "arch/percpu.h"
+#include "arch/x86.h"
 
 #define CPUID_HV_SCAN_END	0x40010000u	/* bases 0x40000000..0x4000ff00 */
 

@@ -8,7 +8,7 @@
 
 #include "hw/uart.h"
 #include "uart.h"
-#include "x86.h"
+#include "arch/x86.h"
 
 #define UART_CLOCK	1843200		/* the PC's 1.8432 MHz crystal */
 #define UART_BAUD	115200

@@ -6,7 +6,6 @@
  */
 #include <stdint.h>
 
-#include "console.h"
 #include "printf.h"
 
 struct sink {

@@ -17,8 +17,18 @@ int kvsnprintf(char *buf, size_t size, const char *fmt, va_list ap);
 int ksnprintf(char *buf, size_t size, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-/* Print to the console (console.h); returns the number of bytes. */
+/* Print to the console (sys/console.h); returns the number of bytes. */
 int kvprintf(const char *fmt, va_list ap);
 int kprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/*
+ * The sink kprintf() writes to, one byte at a time, under the lock that
+ * keeps one call's output together.  sys/console.c implements it (and
+ * sys/console.h declares it too): lib/ is the lowest layer and includes
+ * nothing above it, so the console is named here, not included.
+ */
+void console_putc(char c);
+void console_lock(void);
+void console_unlock(void);
 
 #endif

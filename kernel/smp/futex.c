@@ -14,8 +14,8 @@
 
 #include "futex.h"
 #include "sched.h"
-#include "spinlock.h"
-#include "x86.h"
+#include "arch/spinlock.h"
+#include "arch/x86.h"
 
 #define FUTEX_HASH_BITS	4
 

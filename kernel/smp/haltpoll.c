@@ -3,7 +3,7 @@
 #include <stdint.h>
 
 #include "haltpoll.h"
-#include "kstring.h"
+#include "lib/kstring.h"
 
 int haltpoll_parse(const char *s, struct haltpoll_params *p)
 {

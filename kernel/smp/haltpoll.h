@@ -3,7 +3,7 @@
  * Guest halt-polling: how long an idle CPU polls its wake condition
  * before it executes HLT (haltpoll=NS or haltpoll=adaptive).  Pure: no
  * hardware access, time comes in as ns from the caller, so the host's
- * tests drive it with a fake clock.  kernel/idle.c is the hardware side.
+ * tests drive it with a fake clock.  kernel/smp/idle.c is the hardware side.
  *
  * adaptive is Linux's cpuidle-haltpoll governor
  * (drivers/cpuidle/governors/haltpoll.c, adjust_poll_limit()): the window

@@ -14,14 +14,14 @@
  */
 #include <stdint.h>
 
-#include "calib_hw.h"
-#include "cmdline.h"
-#include "halt.h"
+#include "sys/calib_hw.h"
+#include "boot/cmdline.h"
+#include "arch/halt.h"
 #include "haltpoll.h"
 #include "idle.h"
-#include "printf.h"
+#include "lib/printf.h"
 #include "smp.h"
-#include "x86.h"
+#include "arch/x86.h"
 
 /*
  * The clock is read at every poll (Linux's poll_idle reads it every 200):

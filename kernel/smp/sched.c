@@ -19,12 +19,12 @@
 #include <stdint.h>
 
 #include "idle.h"
-#include "idt.h"
-#include "lapic.h"
+#include "arch/idt.h"
+#include "dev/lapic.h"
 #include "sched.h"
 #include "smp.h"
-#include "spinlock.h"
-#include "x86.h"
+#include "arch/spinlock.h"
+#include "arch/x86.h"
 
 struct sched_cpu {
 	struct spinlock lock;

@@ -13,18 +13,18 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "acpi_boot.h"
-#include "gdt.h"
+#include "boot/acpi_boot.h"
+#include "arch/gdt.h"
 #include "hw/apic.h"
 #include "idle.h"
-#include "idt.h"
-#include "kstring.h"
-#include "lapic.h"
-#include "mbinfo.h"
-#include "panic.h"
-#include "printf.h"
+#include "arch/idt.h"
+#include "lib/kstring.h"
+#include "dev/lapic.h"
+#include "boot/mbinfo.h"
+#include "sys/panic.h"
+#include "lib/printf.h"
 #include "smp.h"
-#include "x86.h"
+#include "arch/x86.h"
 
 #define PAGE_SIZE	4096
 #define KSTACK_SIZE	(16 * 1024)	/* as entry.S's boot stack */

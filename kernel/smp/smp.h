@@ -1,13 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Multiprocessor start-up and per-CPU data.  cpus[0] is the BSP; the APs
- * follow in the order the firmware lists them.  Each CPU's GS base points
- * at its struct cpu, so this_cpu() is one load.
+ * Multiprocessor start-up (the per-CPU data is arch/percpu.h's), and the
+ * interrupt vectors the kernel's IPIs and checks use.
  */
 #ifndef KERNEL_SMP_H
 #define KERNEL_SMP_H
 
-#define NR_CPUS		64	/* as irqlab-vmm's VMM_MAX_CPUS */
+#include "arch/percpu.h"
 
 /* Interrupt vectors of the IPIs (the spurious vector is 0xff, lapic.c). */
 #define IPI_VEC_CHECK	0x40	/* ipi_check.c: 0x40 + the sender's index */
@@ -34,33 +33,6 @@
 #include <stdint.h>
 
 struct mbinfo;
-
-struct cpu {
-	struct cpu *self;	/* %gs:0, for this_cpu() */
-	unsigned index;		/* in cpus[] */
-	uint32_t apic_id;
-	int online;		/* set once by the CPU itself */
-	void (*work)(void);	/* the idle loop runs it, then clears it */
-	uint32_t icr_hi;	/* lapic.c: ICR_HI last written (xAPIC) */
-	int fault_vector;	/* extable.h: the last fixed-up exception */
-	uint32_t irqs;		/* interrupts taken (idle.c's poll reads it) */
-	uint32_t polling;	/* idle.c: polling before HLT */
-	uint32_t halting;	/* idle.c: in, or about to enter, its HLT */
-	uint32_t pveoi;		/* pveoi.c: the PV EOI word, bit 0 the VMM's */
-	int pveoi_on;		/* pveoi.c: the word is registered */
-	uint64_t pveoi_taken;	/* pveoi.c: EOIs done by clearing the flag */
-	uint64_t pveoi_written;	/* ... and by the register, while registered */
-};
-
-extern struct cpu cpus[NR_CPUS];
-
-static inline struct cpu *this_cpu(void)
-{
-	struct cpu *c;
-
-	asm volatile("mov %%gs:0, %0" : "=r"(c));
-	return c;
-}
 
 /* BSP, first thing: GS base -> cpus[0].  Before it, this_cpu() reads
  * address 0 (harmless, but not a struct cpu). */

@@ -12,17 +12,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "acpi_boot.h"
+#include "boot/acpi_boot.h"
 #include "calib.h"
 #include "calib_hw.h"
-#include "cmdline.h"
+#include "boot/cmdline.h"
 #include "hw/irqlab.h"
-#include "kstring.h"
-#include "lapic.h"
-#include "mbinfo.h"
-#include "printf.h"
-#include "pv.h"
-#include "x86.h"
+#include "lib/kstring.h"
+#include "dev/lapic.h"
+#include "boot/mbinfo.h"
+#include "lib/printf.h"
+#include "dev/pv.h"
+#include "arch/x86.h"
 
 
 static uint64_t tsc_khz, lapic_khz;

@@ -17,16 +17,16 @@
  */
 #include <stddef.h>
 
-#include "cmdline.h"
+#include "boot/cmdline.h"
 #include "console.h"
 #include "hw/irqlab.h"
 #include "hw/ports.h"
-#include "kstring.h"
-#include "pv.h"
-#include "smp.h"
-#include "spinlock.h"
-#include "uart.h"
-#include "vga.h"
+#include "lib/kstring.h"
+#include "dev/pv.h"
+#include "arch/percpu.h"
+#include "arch/spinlock.h"
+#include "dev/uart.h"
+#include "dev/vga.h"
 
 /*
  * The paravirtual console prints a whole string per exit, so lines are

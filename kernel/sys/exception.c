@@ -6,10 +6,10 @@
 #include <stdint.h>
 
 #include "console.h"
-#include "idt.h"
+#include "arch/idt.h"
 #include "panic.h"
-#include "printf.h"
-#include "x86.h"
+#include "lib/printf.h"
+#include "arch/x86.h"
 
 /* SDM vol. 3 table 6-1; 28-30 are AMD's (AMD APM vol. 2 sec. 8.2). */
 static const struct exc_name {

@@ -1,15 +1,15 @@
 // SPDX-License-Identifier: MIT
 #include <stdarg.h>
 
-#include "cmdline.h"
+#include "boot/cmdline.h"
 #include "console.h"
-#include "halt.h"
+#include "arch/halt.h"
 #include "hw/ports.h"
-#include "kstring.h"
+#include "lib/kstring.h"
 #include "panic.h"
-#include "printf.h"
-#include "pv.h"
-#include "x86.h"
+#include "lib/printf.h"
+#include "dev/pv.h"
+#include "arch/x86.h"
 
 void kernel_exit(unsigned status)
 {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * libFuzzer harness: the kernel's ACPI parser (kernel/acpi.c, built for
+ * libFuzzer harness: the kernel's ACPI parser (kernel/boot/acpi.c, built for
  * the host) fed raw bytes and the VMM's own tables mutated.  Memory is
  * heap blocks of exactly the bytes given (ASan sees a read past them),
  * each mapped at a guest address; phys() maps nothing else.  The first
@@ -41,8 +41,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../kernel/acpi.h"
-#include "../../kernel/mbinfo.h"
+#include "../../kernel/boot/acpi.h"
+#include "../../kernel/boot/mbinfo.h"
 #include "boot/acpi.h"
 #include "fuzz_patch.h"
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * libFuzzer harness: the kernel's multiboot-info parser (kernel/mbinfo.c,
+ * libFuzzer harness: the kernel's multiboot-info parser (kernel/boot/mbinfo.c,
  * built for the host) fed raw bytes and the VMM's own boot information
  * mutated.  Memory is one heap block of exactly the bytes given (ASan sees
  * a read past it), mapped at a guest address; phys() maps nothing else.
@@ -37,7 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../kernel/mbinfo.h"
+#include "../../kernel/boot/mbinfo.h"
 #include "fuzz_patch.h"
 #include "boot/acpi.h"
 #include "boot/loader.h"

@@ -201,7 +201,7 @@ static void op_bus(struct pic *p, uint8_t off, uint8_t sz, uint8_t val)
 		CHECK(p->stats.bad_accesses == bad + 1);
 }
 
-/* The PC's initialisation, from the input's bytes (kernel/pic.c's order). */
+/* The PC's initialisation, from the input's bytes (kernel/dev/pic.c's order). */
 static void op_init(struct pic *p, const uint8_t b[8])
 {
 	pic_write(p, PIC_MASTER_CMD, PIC_ICW1 | (b[0] & 0x0f));

@@ -6,7 +6,7 @@
 
 Each seed is an operation list in its harness's byte code (documented at the
 top of tests/fuzz/fuzz_<name>.c): the register sequences the kernel's own
-drivers perform (kernel/pit.c, pic.c, uart.c, fwcfg.c, pv.c), then a few
+drivers perform (kernel/dev/pit.c, pic.c, uart.c, fwcfg.c, pv.c), then a few
 the kernel does not use (other modes, BCD, AEOI, loopback, the ends of guest
 RAM), so libFuzzer starts from accesses a real guest makes.
 """
@@ -37,7 +37,7 @@ def advance(ns):
 FIRE, EARLY = [4], [5]
 
 PIT = {
-    # kernel/pit.c pit_periodic(): mode 2, 1 kHz, then ticks
+    # kernel/dev/pit.c pit_periodic(): mode 2, 1 kHz, then ticks
     'periodic-1khz': (pit_write(CMD, 0x34) + pit_count(0, 1193) +
                       (advance(1000000) + FIRE) * 4 + [6, 0]),
     # pit_oneshot() and pit_read_count(): mode 0, latch, read
@@ -71,14 +71,14 @@ INIT_PC = [6, 0x01, 0x01, 0x20, 0x28, 0x04, 0x02, 0x01, 0x01]
 EOI_M, EOI_S = [0, 0, 0x20], [0, 2, 0x20]
 
 PIC = {
-    # kernel/pic.c: mask, ICW1-4, unmask, a timer tick, EOI
+    # kernel/dev/pic.c: mask, ICW1-4, unmask, a timer tick, EOI
     'kernel-init-tick': ([0, 1, 0xff, 0, 3, 0xff] + INIT_PC +
                          [0, 1, 0x00, 0, 3, 0x00] + [3, 0] + [4] + EOI_M +
                          [7, 0x04, 7, 0x00]),
     # the slave through IR2: IRQ 12, nested with IRQ 1
     'cascade-nested': (INIT_PC + [0, 1, 0, 0, 3, 0] + [3, 12, 4] + [3, 1, 4] +
                        EOI_M + EOI_S + EOI_M + [7, 0x06]),
-    # ELCR: IRQ 3 and 10 level-triggered (kernel/pic.c pic_set_elcr)
+    # ELCR: IRQ 3 and 10 level-triggered (kernel/dev/pic.c pic_set_elcr)
     'elcr-level': (INIT_PC + [0, 4, 0x08, 0, 5, 0x04, 0, 1, 0, 0, 3, 0] +
                    [2, 3, 1, 4] + EOI_M + [2, 3, 0] + [2, 10, 1, 4] +
                    EOI_S + EOI_M + [2, 10, 0, 1, 4, 1, 5]),
@@ -99,7 +99,7 @@ UART_INIT = [0, 1, 0, 0, 3, 0x80, 0, 0, 0x01, 0, 1, 0x00, 0, 3, 0x03,
              0, 2, 0x07, 0, 4, 0x03]
 
 UART = {
-    # kernel/uart.c uart_init(), then polled output
+    # kernel/dev/uart.c uart_init(), then polled output
     'kernel-init-print': UART_INIT + sum(([1, 5, 0, 0, c] for c in b'ok\n'),
                                          []),
     # interrupts through OUT2: received data, THR empty
@@ -116,7 +116,7 @@ UART = {
 # ---- fuzz_fw_cfg.c: byte 0 the vCPU count; 0 select, 1 read, 2 write,
 # 3 read anywhere
 FW_CFG = {
-    # kernel/fwcfg.c: the signature, then the CPU count
+    # kernel/boot/fwcfg.c: the signature, then the CPU count
     'kernel-probe': [2] + [0, 0, 0] + [1, 0] * 4 + [0, 5, 0, 1, 1],
     'items': ([64, 0, 1, 0, 1, 2, 0, 0x0f, 0, 1, 3, 0, 0x19, 0, 1, 2] +
               [2, 0, 0, 5, 0, 0, 0, 0, 0, 0, 0, 3, 0, 0, 3, 1, 3]),
@@ -136,7 +136,7 @@ def poke(a, data):
 
 
 PVPORT = {
-    # kernel/pv.c: probe, phase, print, snapshot, power off
+    # kernel/dev/pv.c: probe, phase, print, snapshot, power off
     'kernel-session': ([0, 5, 0x00, 2, 5, 0x04, 2, 6, 1] +
                        poke(addr(0, 0x1000), b'hello\0') +
                        [0] + addr(0, 0x1000) +

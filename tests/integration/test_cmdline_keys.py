@@ -1,4 +1,4 @@
-"""kernel/cmdline.c's table of known keys against the code that reads
+"""kernel/boot/cmdline.c's table of known keys against the code that reads
 them: a key read but not in the table works, yet every boot that passes
 it reports it ignored (@boot ignored=, docs/RECORDS.md); a key in the
 table that nothing reads is never ignored, though it does nothing.  No
@@ -21,9 +21,9 @@ def keys_read():
 
 
 def keys_known():
-    text = (ROOT / 'kernel/cmdline.c').read_text()
+    text = (ROOT / 'kernel/boot/cmdline.c').read_text()
     table = re.search(r'known_keys\[\] = \{(.*?)\};', text, re.S)
-    assert table, 'no known_keys[] in kernel/cmdline.c'
+    assert table, 'no known_keys[] in kernel/boot/cmdline.c'
     return set(re.findall(r'"([^"]+)"', table.group(1)))
 
 
@@ -31,7 +31,7 @@ def test_every_key_read_is_known():
     read, known = keys_read(), keys_known()
     assert read, 'no cmdline_get/cmdline_uint call found'
     missing = {k: f for k, f in read.items() if k not in known}
-    assert not missing, ('read but not in known_keys[] of kernel/cmdline.c '
+    assert not missing, ('read but not in known_keys[] of kernel/boot/cmdline.c '
                          '(a boot would call them ignored): %s' % missing)
 
 

@@ -1,4 +1,4 @@
-"""check=lapic (kernel/lapic_check*.c, docs/RECORDS.md @lapic_check,
+"""check=lapic (kernel/check/lapic_check*.c, docs/RECORDS.md @lapic_check,
 docs/LAPIC.md): the kernel checks local APIC rules from inside, each step
 ok, FAILED, SKIPPED or HOST.  Booted with 2 CPUs in irqlab-vmm's three
 irqchip modes, x2APIC and xAPIC (apic=, and --no-x2apic), and under QEMU

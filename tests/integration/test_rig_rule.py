@@ -64,4 +64,4 @@ def test_every_wait_in_the_kernel_is_in_the_table():
             for n, line in enumerate(p.read_text().splitlines(), 1):
                 if 'sti; hlt' in line.replace('\\n\\t', '; '):
                     bare.append('%s:%d' % (p.relative_to(ROOT), n))
-    assert not bare, 'STI; HLT outside sti_hlt() (kernel/halt.h): %s' % bare
+    assert not bare, 'STI; HLT outside sti_hlt() (kernel/arch/halt.h): %s' % bare

@@ -4,7 +4,7 @@ irqlab-vmm built with TSan (make TSAN=1 B=build/tsan), --irqchip=user,
 8 vCPUs (on however many host CPUs there are), check=ipi ipi_storm=1: every
 CPU sends fixed IPIs to every other one, self IPIs and broadcasts without
 waiting for each, its LAPIC timer running and its LVT timer entry masked
-and moved all along (kernel/ipi_storm.c).  Each mode, x2APIC and xAPIC,
+and moved all along (kernel/check/ipi_storm.c).  Each mode, x2APIC and xAPIC,
 must end with no ThreadSanitizer report and @ipi_check exact: nothing
 lost, nothing duplicated, no stale timer interrupt, no stall.
 

@@ -31,7 +31,7 @@ def test_mb2(boot):
         'total != sum of reasons'
     assert e['by_reason'].get('IO', 0) > 0
     assert '0xed4' in e['by_port'], 'no power-off exit counted'
-    # 48 exits, + 2: the 8259s masked at boot (kernel/pic.c)
+    # 48 exits, + 2: the 8259s masked at boot (kernel/dev/pic.c)
     assert e['total'] < 52, 'boot took %d exits' % e['total']
     print('stats ok: %d exits' % e['total'])
     # Calibration (docs/CALIB.md): with the CPUID frequency leaves (the

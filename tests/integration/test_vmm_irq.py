@@ -253,7 +253,7 @@ def test_rotate_budget(boot):
 
 
 # ---- check=pic: the 8259A pair's INTR on the BSP's LINT0 as ExtINT -------
-# kernel/pic_check.c, docs/RECORDS.md @pic_check.  irqlab-vmm always has
+# kernel/check/pic_check.c, docs/RECORDS.md @pic_check.  irqlab-vmm always has
 # the test device and a LAPIC, so a skip is a failure here.  What the
 # mode's LAPIC does beyond the steps is pinned too: irqlab's (user) takes
 # an IOAPIC ExtINT entry and the INTR waiting at a LINT0 unmask at once;
