@@ -1,8 +1,9 @@
 """make conformance's quick column (guest-bench/conformance,
 docs/CONFORMANCE.md): irqlab-vmm --irqchip=user in x2APIC mode, booted
 once with check=lapic,ioapic,pic,timer,ipi onfail=go (through the nested
-rig without /dev/kvm), must give ok on every step it has, and none may be
-missing; and a column from a serial log captured elsewhere (QEMU TCG's
+rig without /dev/kvm), must give ok on every step it has (or HOST where
+the host breaks a rule, with its evidence: harness.user_lapic_host()),
+and none may be missing; and a column from a serial log captured elsewhere (QEMU TCG's
 COM1, as a user of another hypervisor would hand it in) sits beside it,
 its known departures FAILED, the boot going on past them."""
 import json
@@ -11,7 +12,7 @@ import sys
 
 import pytest
 
-from harness import KERNEL32, QEMU, ROOT, qemu_status
+from harness import KERNEL32, QEMU, ROOT, qemu_status, user_lapic_host
 
 TOOL = str(ROOT / 'guest-bench/conformance')
 
@@ -34,7 +35,11 @@ def test_user_column(tmp_path):
     assert (c['name'], c['status'], c['ended']) == (
         'vmm-user-x2apic', 'ran', 'ready'), c
     cells = {s['step']: s['cells']['vmm-user-x2apic'] for s in j['steps']}
-    bad = {k: v for k, v in cells.items() if v['verdict'] != 'ok'}
+    # ok, or HOST where the host is at fault, with its evidence (a KVM
+    # with no KVM_EXIT_SET_TPR: kvm_pvm), as test_lapic_check allows
+    bad = {k: v for k, v in cells.items() if v['verdict'] != 'ok' and not (
+        v['verdict'] == 'HOST' and k.startswith('lapic: ') and
+        user_lapic_host(k[len('lapic: '):], v['detail']))}
     assert not bad, bad
     # every check gave its steps: 13 + 37-odd lapic, 20 ioapic, 4 pit,
     # 20 pic, 5 timer (TSC-deadline offered), 1 ipi
