@@ -190,6 +190,50 @@ def results_md(configs, host, ref_name=report.REF, source=None):
     return '\n'.join(out) + '\n'
 
 
+def host_kind(rig=False):
+    """The host's kind in a results file's name: the CPU's vendor and what
+    ran the KVM configs (kvm_pvm, kvm, the nested rig, or none)."""
+    vendor = 'cpu'
+    try:
+        with open('/proc/cpuinfo') as f:
+            v = next((l.split(':', 1)[1].strip() for l in f
+                      if l.startswith('vendor_id')), '')
+        vendor = {'AuthenticAMD': 'amd', 'GenuineIntel': 'intel'}.get(
+            v, vendor)
+    except OSError:
+        pass
+    if rig:
+        kind = 'nested-rig'
+    elif not os.path.exists('/dev/kvm'):
+        kind = 'no-kvm'
+    elif os.path.exists('/sys/module/kvm_pvm') and not any(
+            os.path.exists('/sys/module/' + m)
+            for m in ('kvm_intel', 'kvm_amd')):
+        kind = 'kvm_pvm'
+    else:
+        kind = 'kvm'
+    return '%s-%s' % (vendor, kind)
+
+
+def publish(md, date, kind, results_dir, doc):
+    """A full run's report: @md into @results_dir/KIND-DATE.md (named by
+    host and date; history is in git), then @doc's list of the results
+    files, newest first, between its markers.  Returns the new file."""
+    os.makedirs(results_dir, exist_ok=True)
+    stamp = date.replace(':', '')[:15]          # 2026-12-06T1952
+    path = os.path.join(results_dir, '%s-%sZ.md' % (kind, stamp))
+    with open(path, 'w') as f:
+        f.write('# make bench on %s, %s\n\n' % (kind, date) + md)
+    names = sorted((n for n in os.listdir(results_dir)
+                    if n.endswith('.md')),
+                   key=lambda n: n.rsplit('-', 3)[-3:], reverse=True)
+    rel = os.path.relpath(results_dir, os.path.dirname(doc) or '.')
+    listing = '\n'.join('- [%s](%s/%s)' % (n[:-3], rel, n) for n in names)
+    update_doc(doc, 'The results of every full `make bench` run, newest '
+               'first, as the runner wrote them:\n\n' + listing + '\n')
+    return path
+
+
 def update_doc(doc, md, begin=DOC_BEGIN, end=DOC_END):
     """Put @md between @doc's markers; raises OSError or ValueError."""
     with open(doc) as f:

@@ -390,18 +390,19 @@ def rig_fault(path):
     return rec.line.strip() if rec else None
 
 
-def write_results(out, files, doc=None, draw=True):
+def write_results(out, files, doc=None, draw=True, rig=False):
     """The reports of the config files @files: DIR/results.json,
-    DIR/results.md, @doc's results part and the plots.  False if an
-    output could not be written."""
+    DIR/results.md, the plots and, with @doc, docs/results/KIND-DATE.md
+    and @doc's list of them.  False if an output could not be written."""
     return write_configs(out, report.merge([report.read(f) for f in files]),
-                         doc, draw)
+                         doc, draw, rig=rig)
 
 
 def write_configs(out, configs, doc=None, draw=True, ref=report.REF,
-                  source=None, say=say):
+                  source=None, say=say, rig=False):
     """write_results() of report.Configs (guest-bench/report's from serial
-    logs: @source says so); the ratios are to config @ref."""
+    logs: @source says so); the ratios are to config @ref.  @doc: publish
+    the report as a results file (RESULTS) and list it in @doc."""
     for c in configs:
         if c.errors:
             say('%s: %d problem(s), first: %s' % (
@@ -422,8 +423,11 @@ def write_configs(out, configs, doc=None, draw=True, ref=report.REF,
         return False
     if doc:
         try:
-            markdown.update_doc(doc, md)
-            say('%s: results regenerated' % doc)
+            path = markdown.publish(md, host['date'],
+                                    markdown.host_kind(rig),
+                                    os.path.join(os.path.dirname(doc),
+                                                 'results'), doc)
+            say('%s: written, and listed in %s' % (path, doc))
         except (OSError, ValueError) as e:
             say(str(e))
             ok = False
@@ -453,7 +457,8 @@ def parse_args(argv):
                     help='output folder (default: bench-results in the '
                     'repository)')
     ap.add_argument('--doc', metavar='FILE',
-                    help='regenerate FILE\'s results part (default for a '
+                    help='write the report as docs/results/HOST-DATE.md '
+                    '(beside FILE) and list it in FILE (default for a '
                     'full run: docs/BENCHMARKS.md)')
     ap.add_argument('--no-doc', action='store_true',
                     help='leave the docs alone')
@@ -506,7 +511,7 @@ def main(argv=None):
         return 0
     os.chdir(ROOT)
     if a.report:
-        return 0 if write_results(a.o, a.report, a.doc) else 1
+        return 0 if write_results(a.o, a.report, a.doc, rig=a.rig) else 1
     for f in (boot.VMM, boot.KERNEL, boot.KERNEL32, boot.NATIVE_FUTEX):
         if not os.path.exists(f):
             say('%s is missing: run \'make bench\' (or make all %s)' %
@@ -538,7 +543,7 @@ def main(argv=None):
         m.close()
     say('writing %s and %s' % (os.path.join(a.o, 'results.json'),
                                os.path.join(a.o, 'results.md')))
-    if not write_results(a.o, files, a.doc):
+    if not write_results(a.o, files, a.doc, rig=a.rig):
         say('the report failed')
         return 1
     if count['skipped']:

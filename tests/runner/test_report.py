@@ -305,3 +305,28 @@ def test_knob_config_host_cpu_per_op(read):
     assert '@host_cpu without its @bench' in c.errors[0]
     m = report.merge([c, c])[0]
     assert m.case('ipi_wake').rec.number('host_cpu_us_per_op') == 10000.0
+
+
+def test_publish_writes_a_results_file_and_lists_them(tmp_path):
+    doc = tmp_path / 'BENCH.md'
+    doc.write_text('a\n%s\n%s\nb\n' % (markdown.DOC_BEGIN, markdown.DOC_END))
+    res = tmp_path / 'results'
+    old = markdown.publish('| old |\n', '2026-12-03T14:51:52Z',
+                           'amd-kvm_pvm', str(res), str(doc))
+    new = markdown.publish('| new |\n', '2026-12-06T19:52:00Z',
+                           'intel-nested-rig', str(res), str(doc))
+    assert old.endswith('results/amd-kvm_pvm-2026-12-03T1451Z.md')
+    assert open(new).read() == ('# make bench on intel-nested-rig, '
+                                '2026-12-06T19:52:00Z\n\n| new |\n')
+    text = doc.read_text()
+    # newest first, each a link beside the doc
+    first = text.index('intel-nested-rig-2026-12-06T1952Z.md')
+    assert first < text.index('amd-kvm_pvm-2026-12-03T1451Z.md')
+    assert '(results/intel-nested-rig-2026-12-06T1952Z.md)' in text
+    assert text.startswith('a\n') and text.endswith('\nb\n')
+
+
+def test_host_kind_names_the_rig():
+    assert markdown.host_kind(rig=True).endswith('-nested-rig')
+    assert markdown.host_kind().split('-', 1)[1] in (
+        'kvm', 'kvm_pvm', 'no-kvm')
