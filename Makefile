@@ -147,10 +147,23 @@ NATIVE_FUTEX	:= $(B)/native-futex
 $(NATIVE_FUTEX): $(call host,$(native-futex-y))
 	$(CC) $(HOST_LDFLAGS) -o $@ $^
 
-# make bench: every config, full; make bench QUICK=1: small iters, < 2 min;
-# RIG=1: the KVM configs in the nested rig (no /dev/kvm here)
+# make bench: every config, full; make bench QUICK=1: small iters, < 2 min.
+# Without a usable /dev/kvm the KVM configs run in the nested rig by
+# themselves, as make run does, and it says so; RIG=1 puts them there on
+# any host, RIG=0 refuses to go there.
 bench: all $(NATIVE_FUTEX)
-	$(PYTHON) guest-bench/run $(if $(QUICK),--quick) $(if $(RIG),--rig)
+	@rig=$(if $(filter 1,$(RIG)),--rig); \
+	if [ -z "$$rig" ] && ! { $(KVM_USABLE); }; then \
+		if [ "$(RIG)" = 0 ]; then \
+			echo "make bench: no usable /dev/kvm here, and RIG=0" \
+				"keeps the KVM configs out of the nested rig:" \
+				"nothing of irqlab-vmm would run" >&2; exit 2; fi; \
+		scripts/build-deps.sh --rig; \
+		echo "note: no usable /dev/kvm here: the irqlab-vmm and" \
+			"QEMU/KVM configs run in the nested rig (RIG=0 refuses)" >&2; \
+		rig=--rig; fi; \
+	echo "$(PYTHON) guest-bench/run $(if $(QUICK),--quick) $$rig"; \
+	$(PYTHON) guest-bench/run $(if $(QUICK),--quick) $$rig
 
 # docs/CONFORMANCE.md: every check step under every configuration here
 # (irqlab-vmm's three irqchips x two APIC modes, QEMU TCG and KVM, Bochs);

@@ -68,6 +68,8 @@ def configs_table(configs):
             st = '**FAILED** (%s)' % c.reason
         else:
             st = 'ok (%s)' % c.reason if c.reason else 'ok'
+        if report.time_shared(c):
+            st += ', **time-shared**: more vCPUs than CPUs, no ratios'
         t = ('-', '-') if c.param('kind') == 'log' else (
             '%.1f' % (c.wall_ms / 1000), '%.1f' % (c.cpu_ms / 1000))
         out.append('| %s | %s | %s | %d/%d | %s | %s |' % (
@@ -89,6 +91,7 @@ def case_rows(configs, name, ref, ref_name=report.REF):
         q = report.ratio(c, name, ref)
         out.append('| %s | %s | %s | %s | %s | %s |' % (
             name, c.name, p50, num(r, 'p99_ns', '%.0f'), exits(r),
+            'time-shared' if report.time_shared(c) else
             '-' if q is None else '%.2fx' % q if q >= .1 else
             '%.2gx' % q))
     return out

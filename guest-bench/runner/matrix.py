@@ -15,6 +15,7 @@ listed), 1 if some failed, 2 on bad usage or missing build outputs.
 import glob
 import json
 import os
+import re
 import shutil
 import sys
 
@@ -106,8 +107,9 @@ class Matrix:
         self.perf = os.environ.get('PERF') or 'perf'
         self.cpu = None                 # boot.CpuProbe, once probed
         # --rig: the configs that need /dev/kvm run in the nested rig
-        # (tests/nested), on one CPU of it, where its fault rate is lowest
-        self.rig_mode, self.rig = a.rig, None
+        # (tests/nested), one rig per vCPU count, with a CPU per vCPU: a
+        # guest whose vCPUs share a CPU times the scheduler, not the IPI
+        self.rig_mode, self.rigs = a.rig, {}
 
     def kvm(self):
         """Can the configs that need /dev/kvm run: here, or in the rig."""
@@ -118,25 +120,35 @@ class Matrix:
             raise Unrunnable('no-kvm', 'no usable /dev/kvm (--rig runs '
                              'it in the nested rig)')
 
-    def rig_server(self):
-        if self.rig is None:
-            self.rig = rigserver.RigServer(ROOT, smp=1)
-            say('--rig: booting the nested rig (%s)' % self.rig.log)
+    def rig_server(self, cpus):
+        """The rig with @cpus CPUs, one for each of the guest's vCPUs."""
+        if cpus not in self.rigs:
+            rig = rigserver.RigServer(ROOT, smp=cpus)
+            say('--rig: booting the nested rig with %d CPUs (%s)' % (
+                cpus, rig.log))
             try:
-                self.rig.start()
+                rig.start()
             except rigserver.RigSkip as e:
-                self.rig = None
                 raise Unrunnable('no-rig', 'the nested rig cannot run '
                                  'here: %s' % e)
             except rigserver.RigError as e:
-                self.rig = None
                 raise Unrunnable('rig-failed', str(e), failed=True)
-        return self.rig
+            self.rigs[cpus] = rig
+        return self.rigs[cpus]
 
     def close(self):
-        if self.rig:
-            self.rig.stop()
-            say('--rig: %d command(s) in the nested rig' % self.rig.n)
+        for cpus, rig in sorted(self.rigs.items()):
+            rig.stop()
+            say('--rig: %d command(s) in the nested rig with %d CPUs' % (
+                rig.n, cpus))
+
+    def cpus_for(self, params):
+        """The CPUs a config's vCPUs run on: the rig's (one per vCPU) for
+        the configs that need /dev/kvm under --rig, else this host's."""
+        if self.rig_mode and ('irqlab-vmm' in params or
+                              'qemu-kvm' in params):
+            return vcpus(params)
+        return os.cpu_count() or 1
 
     def path(self, name, ext):
         return os.path.join(self.raw, name + ext)
@@ -144,6 +156,10 @@ class Matrix:
     def header(self, f, name, params):
         if self.rig_mode and ('irqlab-vmm' in params or 'qemu-kvm' in params):
             params += ' host=nested-rig'
+        # more vCPUs than CPUs under them: its times are the scheduler's
+        # (report.ratio() forms no ratio from it)
+        if vcpus(params) > self.cpus_for(params):
+            params += ' time_shared=1'
         f.write('@config name=%s %s iters=%d\n' % (name, params, self.iters))
 
     def probe_cpu(self):
@@ -171,7 +187,8 @@ class Matrix:
         with open(self.path(name, '.cmd'), 'w') as c:
             c.write(' '.join(cmd) + '\n')
         if self.rig_mode and needs_kvm(cmd):
-            return boot.run_in_rig(self.rig_server(), cmd, self.limit,
+            return boot.run_in_rig(self.rig_server(cmd_vcpus(cmd)), cmd,
+                                   self.limit,
                                    out_file=f, err_path=self.path(name,
                                                                   '.err'))
         return boot.run(cmd, self.limit, out_file=f,
@@ -382,6 +399,20 @@ class Matrix:
         return st
 
 
+def vcpus(params):
+    """The vCPUs a config's @config parameters name (cpus=N)."""
+    m = re.search(r'\bcpus=(\d+)', params)
+    return int(m.group(1)) if m else 1
+
+
+def cmd_vcpus(cmd):
+    """The vCPUs of a boot command: irqlab-vmm's --cpus, QEMU's -smp."""
+    for i, a in enumerate(cmd[:-1]):
+        if a in ('--cpus', '-smp'):
+            return int(cmd[i + 1].split(',')[0])
+    return 1
+
+
 def rig_fault(path):
     """The kernel's @fault kind=sti_shadow line in @path (docs/RECORDS.md:
     the rig injected inside STI's shadow), or None."""
@@ -528,6 +559,7 @@ def main(argv=None):
             os.remove(old)
     total, i, files = len(a.configs) * a.p, 0, []
     count = {'ok': 0, 'failed': 0, 'skipped': 0}
+    statuses, reasons = {}, {}          # per config, over its passes
     say('%d configs x %d passes, %s, up to %d s each, into %s' % (
         len(a.configs), a.p, m.cmdline, m.limit, a.o))
     try:
@@ -537,8 +569,12 @@ def main(argv=None):
                 dest = m.path(c, '.p%d.out' % p if a.p > 1 else '.out')
                 say('[%d/%d] pass %d/%d: %s (%d left after it)' % (
                     i, total, p, a.p, c, total - i))
-                count[m.run_config(c, dest, 0 if a.quick else 1)] += 1
+                st = m.run_config(c, dest, 0 if a.quick else 1)
+                count[st] += 1
                 files.append(dest)
+                if statuses.get(c, 'skipped') == 'skipped':
+                    statuses[c] = st
+                    reasons[c] = report.read(dest).reason or st
     finally:
         m.close()
     say('writing %s and %s' % (os.path.join(a.o, 'results.json'),
@@ -552,6 +588,12 @@ def main(argv=None):
     if count['failed']:
         say('%d of %d boots FAILED (in results.json)' % (count['failed'],
                                                         total))
+        return 1
+    vmm = [c for c in a.configs if c.startswith(('vmm-', 'knob-'))]
+    if vmm and all(statuses.get(c) == 'skipped' for c in vmm):
+        say('every irqlab-vmm configuration was SKIPPED (%s): this run '
+            'measured no irqlab' % '; '.join(sorted(set(
+                reasons[c] for c in vmm))))
         return 1
     say('%d of %d boots ran' % (total - count['skipped'], total))
     return 0

@@ -178,8 +178,17 @@ def qemu_kvm_cpu(configs):
     return None
 
 
+def time_shared(c):
+    """@c ran with more vCPUs than CPUs under them (@config time_shared=1):
+    its latencies are the host scheduler's, not the IPI path's."""
+    return c.param('time_shared', '0') == '1'
+
+
 def ratio(c, case, ref):
-    """p50_ns of @case in @c over the reference's, or None."""
+    """p50_ns of @case in @c over the reference's, or None; never from a
+    time-shared config."""
+    if time_shared(c) or (ref and time_shared(ref)):
+        return None
     k, rk = c.case(case), ref.case(case) if ref else None
     if not k or k.skipped or not rk or rk.skipped:
         return None
@@ -280,6 +289,7 @@ def _json_record(r):
 
 def _json_config(c):
     return {'name': c.name, 'status': c.status, 'reason': c.reason,
+            'time_shared': time_shared(c),
             'rc': c.rc, 'wall_ms': c.wall_ms, 'cpu_ms': c.cpu_ms,
             'passes': c.passes,
             'passes_ok': c.passes_ok, 'file': c.file,
@@ -301,6 +311,7 @@ def _json_rows(configs, ref_name):
                 continue
             r = ratio(c, k.name, ref)
             row = {'config': c.name, 'case': k.name,
+                   'time_shared': time_shared(c),
                    'ratio_p50_to_qemu_kvm_on' if ref_name == REF else
                    'ratio_p50_to_ref':
                    None if r is None else round(r, 4),

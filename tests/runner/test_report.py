@@ -330,3 +330,34 @@ def test_host_kind_names_the_rig():
     assert markdown.host_kind(rig=True).endswith('-nested-rig')
     assert markdown.host_kind().split('-', 1)[1] in (
         'kvm', 'kvm_pvm', 'no-kvm')
+
+
+def _cfg(name, kind, extra=''):
+    return ('@config name=%s kind=%s irqchip=user apic=x2apic hlt=exit '
+            'cpus=3%s iters=50\n'
+            '@bench case=ipi_wake cpus=3 apic=x2apic n=50 p50_ns=4000000 '
+            'exits_per_op=3.00\n'
+            '@ready tsc=1\n'
+            '@config_end status=ok rc=0 wall_ms=1 cpu_ms=1\n' % (
+                name, kind, extra))
+
+
+def test_no_ratio_from_a_time_shared_config(read):
+    shared = read(_cfg('knob-user-base', 'irqlab-vmm', ' time_shared=1'),
+                  'a.out')
+    ref = read(_cfg('qemu-kvm-on', 'qemu-kvm'), 'b.out')
+    alone = read(_cfg('vmm-user-x2apic-exit', 'irqlab-vmm'), 'c.out')
+    assert report.time_shared(shared) and not report.time_shared(alone)
+    assert report.ratio(shared, 'ipi_wake', ref) is None
+    assert report.ratio(alone, 'ipi_wake', ref) == 1.0
+    j = report.results_json([shared, ref, alone], HOST)
+    row = next(r for r in j['results'] if r['config'] == 'knob-user-base')
+    assert row['time_shared'] is True
+    assert row['ratio_p50_to_qemu_kvm_on'] is None
+    assert next(c for c in j['configs']
+                if c['name'] == 'knob-user-base')['time_shared'] is True
+    md = markdown.results_md([shared, ref, alone], HOST, 'qemu-kvm-on')
+    line = next(l for l in md.splitlines()
+                if l.startswith('| ipi_wake | knob-user-base |'))
+    assert line.endswith('| time-shared |'), line
+    assert '**time-shared**' in md
