@@ -343,7 +343,7 @@ def _cfg(name, kind, extra=''):
 
 
 def test_no_ratio_from_a_time_shared_config(read):
-    shared = read(_cfg('knob-user-base', 'irqlab-vmm', ' time_shared=1'),
+    shared = read(_cfg('knob-user-base', 'irqlab-vmm', ' time_shared=vcpus'),
                   'a.out')
     ref = read(_cfg('qemu-kvm-on', 'qemu-kvm'), 'b.out')
     alone = read(_cfg('vmm-user-x2apic-exit', 'irqlab-vmm'), 'c.out')
@@ -361,3 +361,14 @@ def test_no_ratio_from_a_time_shared_config(read):
                 if l.startswith('| ipi_wake | knob-user-base |'))
     assert line.endswith('| time-shared |'), line
     assert '**time-shared**' in md
+
+
+def test_the_rig_gives_irqlabs_lapic_a_cpu_per_vcpu():
+    from runner import matrix
+    vmm = ['build/irqlab-vmm', '--cpus', '3', '--irqchip=user', 'k.elf']
+    assert matrix.rig_cpus(vmm) == 3
+    # KVM's LAPIC: the one-CPU rig, where the rig's fault does not come
+    assert matrix.rig_cpus(vmm[:3] + ['--irqchip=split', 'k.elf']) == 1
+    assert matrix.rig_cpus(['qemu-system-x86_64', '-accel', 'kvm', '-smp',
+                            '2']) == 1
+    assert matrix.vcpus('kind=irqlab-vmm irqchip=user cpus=3') == 3
