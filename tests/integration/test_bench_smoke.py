@@ -9,7 +9,8 @@ garbage config file into failed configs, without crashing.  Outcomes
 only: no value is checked.
 
 Where there is no /dev/kvm the runner boots the KVM configs in the nested
-rig (guest-bench/run --rig), one rig boot for all of them, and follows
+rig (guest-bench/run --rig): the user-mode config on a rig with a CPU
+per vCPU, the KVM-LAPIC ones on a rig of one CPU, and follows
 the rig's rule (tests/nested/README.md): a boot whose kernel reported
 the rig's STI-shadow fault is booted again once, loudly.
 
