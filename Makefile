@@ -303,6 +303,10 @@ lab:
 			"(make labs lists the labs)" >&2; exit 2; fi
 	@$(PYTHON) labs/lab.py make $(LAB) $(DIR) $(if $(SOLUTION),--solution)
 
+# in a student tree: the diff, answers-LAB.md and the grade, one tarball
+handin:
+	@$(PYTHON) labs/lab.py handin
+
 grade:
 	@if $(KVM_USABLE); then scripts/build-deps.sh --grade; \
 	else scripts/build-deps.sh --grade --rig; fi

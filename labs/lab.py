@@ -5,6 +5,7 @@
     lab.py list                      the labs: name, side, files, points, hours
     lab.py make LAB DIR [--solution] a student tree for LAB in DIR
     lab.py grade [LAB...|all]        build, run the checks, print the points
+    lab.py handin [-o FILE]          in a student tree: the tarball to hand in
 
 A lab's reference code sits in the sources between two markers:
 
@@ -23,13 +24,22 @@ other lab go, their code stays.  --solution keeps LAB's reference too
 so that `git diff` shows the student's own work, and `make grade` there
 grades LAB.
 
+The tree also gets answers-LAB.md: the handout's "Measure and explain"
+questions, for the student's answers.  `handin` packs handin-LAB.tar.gz:
+LAB.diff (the tree against its first commit, new files included), the
+answers file and build/grade/LAB/result.json; it refuses while the
+answers are still the template or no grade was made.
+
 `grade` builds (make all and the Criterion binary), then runs each check
 of the lab in labs/catalog.toml: a Criterion filter, all of whose tests
 must pass, or a boot of the irqlab kernel in irqlab-vmm whose records
 labs/checks.py judges.  Boots go to /dev/kvm, or to the nested rig
 (tests/nested) where there is none.  A check that cannot run here is
-SKIPPED with its reason and earns nothing.  Exit status: 0 with full
-marks, 1 below, 2 on bad usage.
+SKIPPED with its reason and earns nothing.  It writes build/grade/LAB/
+result.json and results.json, the latter in the format of Gradescope's
+autograder (tests[] with name, score, max_score, output, status; the
+total score), also into /autograder/results/ when that folder exists.
+Exit status: 0 with full marks, 1 below, 2 on bad usage.
 """
 import argparse
 import json
@@ -183,6 +193,8 @@ def make_tree(lab, dest, solution=False):
         raise LabError('lab %s has no marked region in the sources' % lab)
     with open(os.path.join(dest, LAB_FILE), 'w') as fh:
         fh.write(lab + '\n')
+    with open(os.path.join(dest, answers_name(lab)), 'w') as fh:
+        fh.write(answers_template(labs[lab]))
     # the rig's kernel and busybox, if this tree has them: no download
     cache = os.path.join(ROOT, 'build/nested/cache')
     if os.path.isdir(cache):
@@ -196,6 +208,107 @@ def make_tree(lab, dest, solution=False):
                                     else '')]):
         subprocess.run(argv, cwd=dest, check=True, capture_output=True)
     return stubbed
+
+
+# ---- the answers and the hand-in ---------------------------------------------
+
+def answers_name(lab):
+    return 'answers-%s.md' % lab
+
+
+def questions(lab):
+    """The handout's "Measure and explain" section, without the reference
+    numbers that follow its questions."""
+    with open(os.path.join(ROOT, lab['handout'])) as f:
+        text = f.read()
+    m = re.search(r'^## Measure and explain\n(.*?)(?=^## |\Z)', text,
+                  re.M | re.S)
+    if not m:
+        raise LabError('%s has no "Measure and explain" section' %
+                       lab['handout'])
+    q = m.group(1)
+    return q.split('\nReference')[0].strip()
+
+
+def answers_template(lab):
+    quoted = '\n'.join(('> ' + l).rstrip() for l in
+                        questions(lab).splitlines())
+    return ('# Lab %d, %s: your answers\n\n'
+            'The questions (%s, "Measure and explain"):\n\n%s\n\n'
+            '## Your answers\n\n'
+            'Replace this line with your measurements (the commands you ran '
+            'and what they printed) and your explanations.  make handin '
+            'refuses while this file is the template.\n' % (
+                lab['number'], lab['name'], lab['handout'], quoted))
+
+
+def git_out(argv, cwd, env=None):
+    p = subprocess.run(['git'] + argv, cwd=cwd, capture_output=True,
+                       env=env)
+    if p.returncode:
+        raise LabError('git %s: %s' % (' '.join(argv),
+                                       p.stderr.decode().strip()))
+    return p.stdout
+
+
+def handin(out=None):
+    """In a student tree: handin-LAB.tar.gz with LAB.diff, the answers and
+    the last grade's result.json.  Returns the tarball's path."""
+    import tarfile
+    import tempfile
+    try:
+        with open(os.path.join(ROOT, LAB_FILE)) as f:
+            lab = f.read().strip()
+    except OSError:
+        raise LabError('this is no student tree (no %s): make lab '
+                       'LAB=NAME DIR=PATH makes one' % LAB_FILE)
+    answers = answers_name(lab)
+    base = git_out(['rev-list', '--max-parents=0', 'HEAD'],
+                   ROOT).decode().split()[-1]
+    ans = os.path.join(ROOT, answers)
+    if not os.path.isfile(ans):
+        raise LabError('%s is missing: write your answers there' % answers)
+    with open(ans) as f:
+        if f.read() == git_out(['show', '%s:%s' % (base, answers)],
+                               ROOT).decode():
+            raise LabError('%s is still the template: write your '
+                           'measurements and explanations in it first' %
+                           answers)
+    result = os.path.join(ROOT, 'build/grade', lab, 'result.json')
+    if not os.path.isfile(result):
+        raise LabError('no %s: run make grade first, so that the hand-in '
+                       'carries your grade' % os.path.relpath(result, ROOT))
+    with tempfile.TemporaryDirectory() as tmp:
+        # every change since the starting tree, new files too, without
+        # touching the student's own index
+        env = dict(os.environ, GIT_INDEX_FILE=os.path.join(tmp, 'index'))
+        git_out(['read-tree', base], ROOT, env)
+        git_out(['add', '-A', '.'], ROOT, env)
+        diff = git_out(['diff', '--cached', base, '--', '.',
+                        ':!' + answers, ':!handin-*.tar.gz'], ROOT, env)
+        dpath = os.path.join(tmp, '%s.diff' % lab)
+        with open(dpath, 'wb') as f:
+            f.write(diff)
+        out = out or os.path.join(ROOT, 'handin-%s.tar.gz' % lab)
+        with tarfile.open(out, 'w:gz') as t:
+            t.add(dpath, arcname='handin-%s/%s.diff' % (lab, lab))
+            t.add(ans, arcname='handin-%s/%s' % (lab, answers))
+            t.add(result, arcname='handin-%s/result.json' % lab)
+    return out
+
+
+def gradescope(lab, results, got, secs, where):
+    """Gradescope's autograder results.json: tests[] with name, score,
+    max_score, output and status, and the total score."""
+    return {'score': got, 'execution_time': round(secs, 1),
+            'output': 'lab %s: %s (boots on %s)' % (lab['name'],
+                                                   lab['title'], where),
+            'tests': [{'name': r.check['name'], 'score': r.earned,
+                       'max_score': r.check['points'],
+                       'status': 'passed' if r.state == 'ok' else 'failed',
+                       'output': r.state + (': ' + r.detail
+                                            if r.detail else '')}
+                      for r in results]}
 
 
 # ---- grade ------------------------------------------------------------------
@@ -356,6 +469,11 @@ def grade_one(lab, machine_box):
                                'state': r.state, 'earned': r.earned,
                                'detail': r.detail} for r in results]},
                   f, indent=1)
+    gs = gradescope(lab, results, got, secs, where)
+    for d in (logs, '/autograder/results'):
+        if os.path.isdir(d):
+            with open(os.path.join(d, 'results.json'), 'w') as f:
+                json.dump(gs, f, indent=1)
     return got == total
 
 
@@ -406,10 +524,19 @@ def main(argv=None):
     g.add_argument('lab', nargs='*',
                    help='the labs, or all (default: the tree\'s own, from '
                    '.lab)')
+    h = sub.add_parser('handin', help='in a student tree: the tarball to '
+                       'hand in')
+    h.add_argument('-o', metavar='FILE',
+                   help='where (default: handin-LAB.tar.gz here)')
     a = ap.parse_args(argv)
     try:
         if a.cmd == 'list':
             list_labs()
+            return 0
+        if a.cmd == 'handin':
+            out = handin(a.o and os.path.abspath(a.o))
+            print('%s: hand this in (the diff, the answers and the last '
+                  'grade; tar tzf lists it)' % os.path.relpath(out))
             return 0
         if a.cmd == 'make':
             dest = os.path.abspath(os.path.expanduser(a.dir))

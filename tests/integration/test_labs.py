@@ -131,3 +131,70 @@ def test_solution_tree_is_the_source(tmp_path):
             # every source line is there but the markers' comments
             assert set(got) <= set(src), f
             assert len(got) < len(src), '%s: no marker removed' % f
+
+
+def test_handin(tmp_path):
+    """make lab puts the handout's questions in answers-LAB.md; make handin
+    refuses the template and a tree never graded, then packs the diff
+    against the starting tree (new files too), the answers and the grade."""
+    import tarfile
+    tree = tmp_path / 'pir'
+    p = subprocess.run([PY, LAB, 'make', 'pir', str(tree)],
+                       capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+    answers = tree / 'answers-pir.md'
+    text = answers.read_text()
+    assert text.startswith('# Lab 6, pir: your answers'), text[:200]
+    assert '> ' in text and 'make bench-pir' in text, text
+    assert 'Reference' not in text, 'the reference numbers are given away'
+
+    def handin():
+        return subprocess.run(['make', '--no-print-directory', 'handin'],
+                              cwd=tree, capture_output=True, text=True,
+                              timeout=120)
+    h = handin()
+    assert h.returncode != 0 and 'still the template' in h.stderr, h
+    answers.write_text(text + '\nThe fold costs one load when empty.\n')
+    h = handin()
+    assert h.returncode != 0 and 'make grade first' in h.stderr, h
+    res = tree / 'build/grade/pir/result.json'
+    res.parent.mkdir(parents=True)
+    res.write_text('{"lab": "pir", "score": 0, "total": 100}\n')
+    (tree / 'vmm/irqchip/pir.c').write_text(
+        (tree / 'vmm/irqchip/pir.c').read_text() + '/* mine */\n')
+    (tree / 'notes.txt').write_text('a new file\n')
+    h = handin()
+    assert h.returncode == 0, h
+    with tarfile.open(tree / 'handin-pir.tar.gz') as t:
+        names = sorted(t.getnames())
+        assert names == ['handin-pir/answers-pir.md', 'handin-pir/pir.diff',
+                         'handin-pir/result.json'], names
+        diff = t.extractfile('handin-pir/pir.diff').read().decode()
+    assert '+/* mine */' in diff and 'notes.txt' in diff, diff
+    assert 'answers-pir.md' not in diff, 'the answers are a file of their own'
+    # the student's own index is untouched
+    st = subprocess.run(['git', 'status', '--porcelain'], cwd=tree,
+                        capture_output=True, text=True).stdout
+    assert '?? notes.txt' in st, st
+
+
+GRADESCOPE_TEST = {'name', 'score', 'max_score', 'output', 'status'}
+
+
+def test_gradescope_results(reference):
+    """make grade also writes Gradescope's autograder results.json: a
+    total score and tests[], each with name, score, max_score, output and
+    status (passed or failed), scores that add up."""
+    for lab in LABS:
+        with open(ROOT / 'build/grade' / lab / 'results.json') as f:
+            gs = json.load(f)
+        res = result(ROOT, lab)
+        assert isinstance(gs['score'], (int, float))
+        assert gs['score'] == res['score']
+        assert len(gs['tests']) == len(res['checks'])
+        for t, c in zip(gs['tests'], res['checks']):
+            assert set(t) == GRADESCOPE_TEST, t
+            assert t['max_score'] == c['points'] and \
+                t['score'] == c['earned'], t
+            assert t['status'] in ('passed', 'failed'), t
+        assert sum(t['score'] for t in gs['tests']) == gs['score']
