@@ -32,6 +32,7 @@ FOREIGN = {
     '--filter': 'Criterion (build/tests/unit)',
     '--id': "GRUB's menuentry",
     '--recurse': 'apt-cache depends',
+    '--args': 'gdb',
     '--durations': 'pytest',
     '--no-api': 'firecracker', '--config-file': 'firecracker',
     '--kernel': 'cloud-hypervisor', '--cmdline': 'cloud-hypervisor',
