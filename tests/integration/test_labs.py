@@ -89,6 +89,30 @@ def seed_build(tree):
         shutil.copy2(ROOT / 'build/version.h', tree / 'build/version.h')
 
 
+FOREIGN_PROJECT = re.compile(r"Linux|bhyve|KVM's|QEMU|Xen|kvm/|arch/x86")
+
+
+def handout_functions(text):
+    """`name()` in the handout, but those on a line naming another
+    project (Linux's __kvm_apic_update_irr(), bhyve's vioapic_write())."""
+    names = set()
+    for line in text.splitlines():
+        if FOREIGN_PROJECT.search(line):
+            continue
+        names |= set(re.findall(r'`([A-Za-z_][A-Za-z0-9_]*)\(\)`', line))
+    return sorted(names)
+
+
+def defined_in_tree(tree, name):
+    pat = re.compile(r'\b%s\s*\(' % re.escape(name))
+    for d in ('vmm', 'kernel', 'calib', 'guest-bench', 'include', 'tests'):
+        for p in (tree / d).rglob('*'):
+            if p.suffix in ('.c', '.h') and pat.search(
+                    p.read_text(errors='replace')):
+                return True
+    return False
+
+
 @pytest.mark.parametrize('lab', LABS)
 def test_student_tree(lab):
     tree = OUT / lab
@@ -116,6 +140,21 @@ def test_student_tree(lab):
     core = [c for c in res['checks'] if c['core']]
     assert core and all(c['earned'] == 0 for c in core), \
         '%s: a core check earns points on the stubs\n%s' % (lab, table(res))
+    # the handout's "Getting started" shows this grade's checks
+    handout = (tree / CATALOG[lab]['handout']).read_text()
+    start = handout.split('## Getting started', 1)[1].split('\n## ', 1)[0]
+    for c in res['checks']:
+        assert c['name'] in start, '%s: the handout\'s Getting started ' \
+            'lacks the check %r' % (lab, c['name'])
+    assert 'Score: %d/%d' % (res['score'], res['total']) in start or \
+        '/%d ' % res['total'] in start, start
+    # every function the handout names is in the student's tree: none of
+    # them is one the lab's region deletes (another project's, named with
+    # its project, aside)
+    missing = [f for f in handout_functions(handout)
+               if not defined_in_tree(tree, f)]
+    assert not missing, '%s: the handout names functions the student ' \
+        'tree lacks: %s' % (lab, ', '.join(missing))
 
 
 def test_solution_tree_is_the_source(tmp_path):
