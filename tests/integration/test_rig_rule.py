@@ -2,7 +2,7 @@
 (docs/RECORDS.md, tests/nested/README.md "The STI shadow"), and
 harness.rig_fail_entry() ("a refused entry"), on outputs written here:
 no VM runs."""
-from harness import ROOT, Run, rig_fail_entry, sti_shadow
+from harness import ROOT, Run, rig_dup_dest, rig_fail_entry, sti_shadow
 
 FAULT = '@fault kind=sti_shadow n=2 vector=0xd5 cpu=0 rip=0x110da2\n'
 
@@ -65,3 +65,25 @@ def test_every_wait_in_the_kernel_is_in_the_table():
                 if 'sti; hlt' in line.replace('\\n\\t', '; '):
                     bare.append('%s:%d' % (p.relative_to(ROOT), n))
     assert not bare, 'STI; HLT outside sti_hlt() (kernel/arch/halt.h): %s' % bare
+
+
+# the line of the rig's fault seen in test_lapic_check[split-no-x2apic]
+DUP = ("lapic_check: dest: logical cluster: the BSP alone: HOST: KVM's "
+       "LAPIC: logical 0x11: CPUs 0x1 took it (0x1 more than once), want "
+       "0x1\n")
+SPLIT2 = ('irqlab-vmm', '--irqchip=split', '--cpus', '2')
+
+
+def test_an_ipi_twice_in_a_dest_step(tmp_path):
+    why = rig_dup_dest(run_of(tmp_path, DUP, argv=SPLIT2))
+    assert why and 'delivered twice' in why and '0x11' in why, why
+
+
+def test_a_dest_step_that_lost_or_misrouted_is_no_rig_fault(tmp_path):
+    lost = DUP.replace('CPUs 0x1 took it (0x1', 'CPUs 0x0 took it (0x0')
+    wrong = DUP.replace('CPUs 0x1 took it (0x1', 'CPUs 0x3 took it (0x1')
+    for out in (lost, wrong):
+        assert rig_dup_dest(run_of(tmp_path, out, argv=SPLIT2)) is None
+    # irqlab's own LAPIC: a duplicate there is irqlab's, never the rig's
+    user = ('irqlab-vmm', '--irqchip=user', '--cpus', '2')
+    assert rig_dup_dest(run_of(tmp_path, DUP, argv=user)) is None
