@@ -320,6 +320,36 @@ static void on_poweroff(void *ctx, int st)
 	off_status = st;
 }
 
+static int refused_typ = -1;
+
+static void on_no_sleep(void *ctx, unsigned typ)
+{
+	(void)ctx;
+	refused_typ = (int)typ;
+}
+
+/* ACPI 6.5 4.8.3.2.1: SLP_TYP is the value of an \_Sx object; the DSDT
+ * has \_S5 alone, so S3's (QEMU's DSDT gives it 1) is refused, clearly */
+Test(acpipm, a_sleep_state_not_offered_is_refused)
+{
+	struct acpipm pm;
+
+	acpipm_init(&pm, on_poweroff, NULL);
+	pm.no_sleep = on_no_sleep;
+	off_status = -1;
+	acpipm_bus_write(&pm, 4, 2, 1 << ACPI_PM1_SLP_TYP_SHIFT, 0);
+	cr_assert_eq(refused_typ, -1, "SLP_TYP alone asks for nothing");
+	acpipm_bus_write(&pm, 4, 2, 1 << ACPI_PM1_SLP_TYP_SHIFT |
+			 ACPI_PM1_SLP_EN, 0);
+	cr_assert_eq(refused_typ, 1, "S3's SLP_TYP refused, named");
+	cr_assert_eq(off_status, -1, "not taken for a power-off");
+	cr_assert_eq(pm.sleeps_refused, 1);
+	acpipm_bus_write(&pm, 4, 2, ACPI_SLP_TYP_S5 << ACPI_PM1_SLP_TYP_SHIFT |
+			 ACPI_PM1_SLP_EN, 0);
+	cr_assert_eq(off_status, 0, "S5 still powers off");
+	cr_assert_eq(pm.sleeps_refused, 1);
+}
+
 Test(acpipm, sci_en_and_s5_poweroff)
 {
 	struct acpipm pm;
@@ -336,7 +366,8 @@ Test(acpipm, sci_en_and_s5_poweroff)
 	cr_assert_eq(off_status, -1);
 	acpipm_bus_write(&pm, 4, 2, 1 << ACPI_PM1_SLP_TYP_SHIFT |
 			 ACPI_PM1_SLP_EN, 0);
-	cr_assert_eq(off_status, -1, "S1 is not offered: ignored");
+	cr_assert_eq(off_status, -1, "S1 is not offered: no power-off");
+	cr_assert_eq(pm.sleeps_refused, 1, "and no callback: counted");
 	cr_assert_eq(acpipm_bus_read(&pm, 4, 2, 0) & ACPI_PM1_SLP_EN, 0,
 		     "SLP_EN reads 0");
 	acpipm_bus_write(&pm, 5, 1, (typ5 | ACPI_PM1_SLP_EN) >> 8, 0);

@@ -127,6 +127,8 @@ static void usage(FILE *f)
 "  20  a vCPU or the PIT's timer thread made a system call its seccomp\n"
 "      filter does not allow\n"
 "  22  the guest reset the machine (i8042)\n"
+"  24  the guest asked for an ACPI sleep state other than S5 (soft-off),\n"
+"      which this machine lacks\n"
 "  128+N  stopped by signal N\n"
 "\n"
 "docs/VMM.md has the details.\n",

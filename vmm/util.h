@@ -20,6 +20,7 @@
 #define EXIT_TIMEOUT		18	/* --timeout: the guest had not ended */
 #define EXIT_SECCOMP		20	/* a vCPU thread made a call its filter traps */
 #define EXIT_GUEST_RESET	22	/* the guest reset the machine (i8042) */
+#define EXIT_GUEST_SLEEP	24	/* a sleep state the machine lacks (ACPI) */
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 

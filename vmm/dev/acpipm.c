@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-/* The ACPI PM1a event and control blocks (acpipm.h): soft-off through \_S5. */
+/* The ACPI PM1a event and control blocks (acpipm.h): soft-off through \_S5,
+ * and a clear answer to any other sleep request. */
 #include <string.h>
 
 #include "hw/acpi.h"
@@ -38,8 +39,16 @@ static void acpipm_set(struct acpipm *pm, unsigned reg, uint16_t v)
 	}
 	typ = (v & ACPI_PM1_SLP_TYP_MASK) >> ACPI_PM1_SLP_TYP_SHIFT;
 	pm->cnt = (v & ~ACPI_PM1_SLP_EN) | ACPI_PM1_SCI_EN;
-	if ((v & ACPI_PM1_SLP_EN) && typ == ACPI_SLP_TYP_S5 && pm->poweroff)
-		pm->poweroff(pm->ctx, 0);
+	if (!(v & ACPI_PM1_SLP_EN))
+		return;
+	if (typ == ACPI_SLP_TYP_S5) {
+		if (pm->poweroff)
+			pm->poweroff(pm->ctx, 0);
+		return;
+	}
+	pm->sleeps_refused++;		/* no \_Sx names this SLP_TYP */
+	if (pm->no_sleep)
+		pm->no_sleep(pm->ctx, typ);
 }
 
 /* Byte and word accesses inside one register; anything else is counted. */

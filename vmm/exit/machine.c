@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "hw/acpi.h"
 #include "hw/irqlab.h"
 #include "hw/ports.h"
 #include "irqchip/isa.h"
@@ -110,6 +111,24 @@ static void machine_i8042_irq(void *ctx, int level)
 		vm->isa_line(vm, 1, level);
 }
 
+/*
+ * A sleep state the DSDT does not offer (acpipm.h): no firmware can
+ * resume the machine, so the run ends, saying what was asked for.
+ */
+static void machine_no_sleep(void *ctx, unsigned slp_typ)
+{
+	struct vm *vm = ctx;
+
+	if (vm_poweroff(vm, EXIT_GUEST_SLEEP)) {
+		fflush(stdout);
+		warn("the guest asked for a sleep state this machine lacks: "
+		     "SLP_TYP %u with SLP_EN in PM1a_CNT (port 0x%x); it offers "
+		     "only S5, soft-off (the DSDT's \\_S5, SLP_TYP %u): the VM "
+		     "ends (status %d)", slp_typ, ACPIPM_PORT + 4,
+		     ACPI_SLP_TYP_S5, EXIT_GUEST_SLEEP);
+	}
+}
+
 /* The 8042's reset line: there is no firmware to restart, so the VM ends */
 static void machine_reset(void *ctx)
 {
@@ -207,6 +226,7 @@ void machine_init(struct vm *vm)
 	i8042_init(&vm->i8042, machine_reset, machine_i8042_irq, vm);
 	pci_init(&vm->pci);
 	acpipm_init(&vm->acpipm, machine_poweroff, vm);
+	vm->acpipm.no_sleep = machine_no_sleep;
 	fw_cfg_init(&vm->fw_cfg, vm->nr_vcpus);
 	vm->debug = (struct debugdev){ machine_out, machine_poweroff, vm };
 	vm->pv = (struct pvport){
