@@ -333,3 +333,52 @@ Test(exit, cr8_follows_the_tpr_both_ways)
 	irq_leave_guest(v);
 	cr_assert_eq(l->tpr, 0x27);
 }
+
+/*
+ * The exit times as a distribution: log2 buckets (as bpftrace's hist()),
+ * per vCPU and per phase, and the percentiles read from them.
+ */
+Test(exit, handling_times_are_log2_histograms)
+{
+	struct vcpu_stats *v[2] = { &vcpus[0].stats, &vcpus[1].stats };
+	struct stats_report r = { .vcpu = v, .nr_vcpus = 2 };
+	uint64_t h[STATS_HIST_BUCKETS] = { 0 };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+	unsigned i;
+
+	cr_assert_eq(stats_bucket(0), 0);
+	cr_assert_eq(stats_bucket(1), 0);
+	cr_assert_eq(stats_bucket(2), 1);
+	cr_assert_eq(stats_bucket(1023), 9);
+	cr_assert_eq(stats_bucket(1024), 10);
+	cr_assert_eq(stats_bucket(UINT64_MAX), STATS_HIST_BUCKETS - 1);
+	/* 98 exits near 1 us, 2 near 1 ms: p50 in [1024, 2048), p99 not */
+	h[10] = 98;
+	h[20] = 2;
+	cr_assert_eq(stats_hist_pct(h, 50), 2048);
+	cr_assert_eq(stats_hist_pct(h, 98), 2048);
+	cr_assert_eq(stats_hist_pct(h, 99), 2ull << 20);
+	memset(h, 0, sizeof(h));
+	cr_assert_eq(stats_hist_pct(h, 50), 0, "no exit: no percentile");
+
+	for (i = 0; i < 3; i++)
+		stats_time(&vcpus[0].stats, IRQLAB_PHASE_BENCH, KVM_EXIT_HLT,
+			   1500);
+	stats_time(&vcpus[1].stats, IRQLAB_PHASE_EARLY, KVM_EXIT_HLT, 5);
+	cr_assert_eq(vcpus[0].stats.reason_ns[KVM_EXIT_HLT], 4500);
+	cr_assert_eq(vcpus[0].stats.hist[IRQLAB_PHASE_BENCH][KVM_EXIT_HLT][10],
+		     3);
+	f = open_memstream(&buf, &len);
+	stats_print_json(f, &r);
+	fclose(f);
+	cr_assert(strstr(buf, "\"exit_times\":{\"unit\":\"ns\""), "%s", buf);
+	cr_assert(strstr(buf, "\"HLT\":{\"count\":4,\"sum_ns\":4505,"
+			 "\"p50_ns_le\":2048,\"p99_ns_le\":2048"), "%s", buf);
+	/* vCPU 1's one exit in bucket 2, the BSP's three in bucket 10 */
+	cr_assert(strstr(buf, "\"by_vcpu\":[[0,0,0,0,0,0,0,0,0,0,3,"), "%s", buf);
+	cr_assert(strstr(buf, "[0,0,1,0,"), "%s", buf);
+	cr_assert(strstr(buf, "\"bench\":[0,0,0,0,0,0,0,0,0,0,3,"), "%s", buf);
+	free(buf);
+}

@@ -52,6 +52,36 @@ void stats_exit(struct vcpu_stats *s, unsigned phase, unsigned reason,
 		stat_add(&s->cls[phase][*cls], 1);
 }
 
+void stats_time(struct vcpu_stats *s, unsigned phase, unsigned reason,
+		uint64_t ns)
+{
+	if (phase >= IRQLAB_NR_PHASES)
+		phase = IRQLAB_PHASE_EARLY;
+	reason %= STATS_NR_REASONS;
+	stat_add(&s->reason_ns[reason], ns);
+	stat_add(&s->hist[phase][reason][stats_bucket(ns)], 1);
+}
+
+uint64_t stats_hist_pct(const uint64_t *hist, unsigned pct)
+{
+	uint64_t n = 0, rank, seen = 0;
+	unsigned b;
+
+	for (b = 0; b < STATS_HIST_BUCKETS; b++)
+		n += hist[b];
+	if (!n)
+		return 0;
+	rank = (n * pct + 99) / 100;		/* nearest rank, 1-based */
+	if (!rank)
+		rank = 1;
+	for (b = 0; b < STATS_HIST_BUCKETS; b++) {
+		seen += hist[b];
+		if (seen >= rank)
+			break;
+	}
+	return b == STATS_HIST_BUCKETS - 1 ? UINT64_MAX : 2ull << b;
+}
+
 uint64_t stats_sum_class(struct vcpu_stats *const *v, unsigned n, unsigned cls)
 {
 	uint64_t sum = 0;
@@ -209,6 +239,35 @@ static uint64_t reason_ns(const struct stats_report *r, unsigned reason)
 	return sum;
 }
 
+/* The handling-time histogram of @reason, over vCPU @vcpu and phase
+ * @phase (each -1: all of them), into @out. */
+static void reason_hist(const struct stats_report *r, unsigned reason,
+			int vcpu, int phase, uint64_t *out)
+{
+	unsigned i, p, b;
+
+	memset(out, 0, STATS_HIST_BUCKETS * sizeof(*out));
+	for (i = 0; i < r->nr_vcpus; i++) {
+		if (vcpu >= 0 && (unsigned)vcpu != i)
+			continue;
+		for (p = 0; p < IRQLAB_NR_PHASES; p++) {
+			if (phase >= 0 && (unsigned)phase != p)
+				continue;
+			for (b = 0; b < STATS_HIST_BUCKETS; b++)
+				out[b] += stat_get(&r->vcpu[i]->hist[p][reason][b]);
+		}
+	}
+}
+
+/* A percentile's bucket bound in us, for the table. */
+static void pct_us(char *buf, size_t len, uint64_t ns)
+{
+	if (ns == UINT64_MAX)
+		snprintf(buf, len, ">%.0f", (double)(1ull << 31) / 1e3);
+	else
+		snprintf(buf, len, "%.2f", ns / 1e3);
+}
+
 static uint64_t all_exits(const struct stats_report *r, int phase)
 {
 	uint64_t sum = 0;
@@ -269,17 +328,24 @@ void stats_print_table(FILE *f, const struct stats_report *r)
 	fprintf(f, "\nirqlab-vmm exits: %" PRIu64 " total, %u vCPU%s, "
 		"%.3f ms wall\n", total, r->nr_vcpus,
 		r->nr_vcpus == 1 ? "" : "s", r->wall_ns / 1e6);
-	fprintf(f, " %-20s %10s %7s %12s\n", "reason", "count", "share",
-		"mean_us");
+	fprintf(f, " %-20s %10s %7s %12s %10s %10s\n", "reason", "count",
+		"share", "mean_us", "p50_us", "p99_us");
 	for (reason = 0; reason < STATS_NR_REASONS; reason++) {
 		uint64_t n = reason_total(r, reason, -1);
+		uint64_t hist[STATS_HIST_BUCKETS];
+		char p50[16], p99[16];
 
 		if (!n)
 			continue;
-		fprintf(f, " %-20s %10" PRIu64 " %6.1f%% %12.2f\n",
+		reason_hist(r, reason, -1, -1, hist);
+		pct_us(p50, sizeof(p50), stats_hist_pct(hist, 50));
+		pct_us(p99, sizeof(p99), stats_hist_pct(hist, 99));
+		fprintf(f, " %-20s %10" PRIu64 " %6.1f%% %12.2f %10s %10s\n",
 			stats_reason_name(reason), n, 100.0 * n / total,
-			reason_ns(r, reason) / 1e3 / n);
+			reason_ns(r, reason) / 1e3 / n, p50, p99);
 	}
+	fprintf(f, " (userspace handling time; p50 and p99 are the upper "
+		"bounds of their log2 buckets)\n");
 	fprintf(f, "\n %-20s %10s\n", "phase", "exits");
 	for (p = 0; p < IRQLAB_NR_PHASES; p++) {
 		uint64_t n = all_exits(r, p);
@@ -347,6 +413,69 @@ static void json_reasons(FILE *f, const struct stats_report *r, int phase)
 	fputc('}', f);
 }
 
+static void json_hist(FILE *f, const uint64_t *hist)
+{
+	unsigned b;
+
+	fputc('[', f);
+	for (b = 0; b < STATS_HIST_BUCKETS; b++)
+		fprintf(f, "%s%" PRIu64, b ? "," : "", hist[b]);
+	fputc(']', f);
+}
+
+static uint64_t json_pct(const uint64_t *hist, unsigned pct)
+{
+	uint64_t ns = stats_hist_pct(hist, pct);
+
+	return ns == UINT64_MAX ? 0 : ns;	/* 0: beyond the last bound */
+}
+
+/* "exit_times": each reason's userspace handling time as a log2
+ * histogram, in all, per vCPU and per guest phase */
+static void json_times(FILE *f, const struct stats_report *r)
+{
+	uint64_t hist[STATS_HIST_BUCKETS];
+	unsigned reason, i, p;
+	int first = 1;
+
+	fprintf(f, ",\"exit_times\":{\"unit\":\"ns\",\"buckets\":%u,"
+		"\"bucket\":\"b counts [2^b, 2^(b+1)) ns; b=0 also 0 and 1 ns; "
+		"the last also every longer time\",\"by_reason\":{",
+		STATS_HIST_BUCKETS);
+	for (reason = 0; reason < STATS_NR_REASONS; reason++) {
+		uint64_t n = 0;
+		unsigned b;
+
+		reason_hist(r, reason, -1, -1, hist);
+		for (b = 0; b < STATS_HIST_BUCKETS; b++)
+			n += hist[b];
+		if (!n)
+			continue;
+		fprintf(f, "%s\"%s\":{\"count\":%" PRIu64 ",\"sum_ns\":%" PRIu64
+			",\"p50_ns_le\":%" PRIu64 ",\"p99_ns_le\":%" PRIu64
+			",\"hist\":", first ? "" : ",",
+			stats_reason_name(reason), n, reason_ns(r, reason),
+			json_pct(hist, 50), json_pct(hist, 99));
+		json_hist(f, hist);
+		fputs(",\"by_vcpu\":[", f);
+		for (i = 0; i < r->nr_vcpus; i++) {
+			reason_hist(r, reason, (int)i, -1, hist);
+			if (i)
+				fputc(',', f);
+			json_hist(f, hist);
+		}
+		fputs("],\"by_phase\":{", f);
+		for (p = 0; p < IRQLAB_NR_PHASES; p++) {
+			reason_hist(r, reason, -1, (int)p, hist);
+			fprintf(f, "%s\"%s\":", p ? "," : "", stats_phase_name(p));
+			json_hist(f, hist);
+		}
+		fputs("}}", f);
+		first = 0;
+	}
+	fputs("}}", f);
+}
+
 void stats_print_json(FILE *f, const struct stats_report *r)
 {
 	unsigned p, c;
@@ -378,6 +507,7 @@ void stats_print_json(FILE *f, const struct stats_report *r)
 		PRIu64 ",\"mmio_read\":%" PRIu64 ",\"mmio_write\":%" PRIu64
 		"}}", r->unclaimed_pio_rd, r->unclaimed_pio_wr,
 		r->unclaimed_mmio_rd, r->unclaimed_mmio_wr);
+	json_times(f, r);
 	fprintf(f, ",\"memory\":{\"rss_peak_kb\":%" PRIu64
 		",\"guest_resident_kb\":%" PRIu64 ",\"vmm_own_kb\":%" PRIu64
 		"}}\n", r->rss_peak_kb, r->guest_resident_kb, vmm_own_kb(r));

@@ -14,6 +14,10 @@
 #include "hw/irqlab.h"
 
 #define STATS_NR_REASONS	64	/* KVM_EXIT_* values are below this */
+/* log2 buckets of an exit's userspace handling time: bucket b counts
+ * [2^b, 2^(b+1)) ns, bucket 0 also 0 and 1 ns, the last everything from
+ * 2^31 ns (2.1 s) up (as bpftrace's hist()) */
+#define STATS_HIST_BUCKETS	32
 #define STATS_TABLE_SIZE	256	/* distinct ports / MMIO addresses / MSRs */
 
 /* Direction index of a keyed counter. */
@@ -34,6 +38,8 @@ struct stats_table {
 struct vcpu_stats {
 	uint64_t reason[IRQLAB_NR_PHASES][STATS_NR_REASONS];
 	uint64_t reason_ns[STATS_NR_REASONS];	/* userspace handling time */
+	/* ... and its distribution, per guest phase */
+	uint64_t hist[IRQLAB_NR_PHASES][STATS_NR_REASONS][STATS_HIST_BUCKETS];
 	uint64_t cls[IRQLAB_NR_PHASES][IRQLAB_NR_EXIT_CLASSES];
 	struct stats_table port;
 	struct stats_table mmio;
@@ -57,6 +63,23 @@ void stats_table_inc(struct stats_table *t, uint64_t key, int dir);
  * classes it belongs to (terminated by -1). */
 void stats_exit(struct vcpu_stats *s, unsigned phase, unsigned reason,
 		const int *cls);
+
+/* The log2 bucket of @ns (STATS_HIST_BUCKETS). */
+static inline unsigned stats_bucket(uint64_t ns)
+{
+	unsigned b = ns < 2 ? 0 : 63 - __builtin_clzll(ns);
+
+	return b < STATS_HIST_BUCKETS ? b : STATS_HIST_BUCKETS - 1;
+}
+
+/* @ns of userspace handling for one exit of @reason in @phase: its sum
+ * and its histogram bucket, two relaxed stores. */
+void stats_time(struct vcpu_stats *s, unsigned phase, unsigned reason,
+		uint64_t ns);
+
+/* The upper bound, in ns, of the bucket that holds the @pct-th
+ * percentile (nearest rank) of @hist; 0 for an empty one. */
+uint64_t stats_hist_pct(const uint64_t *hist, unsigned pct);
 
 /* Sum class @cls over vCPUs and phases. */
 uint64_t stats_sum_class(struct vcpu_stats *const *v, unsigned n, unsigned cls);

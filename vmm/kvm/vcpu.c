@@ -242,7 +242,7 @@ static void *vcpu_thread(void *arg)
 	struct vcpu *v = arg;
 	struct vm *vm = v->vm;
 	enum exit_action a;
-	uint64_t t0;
+	uint64_t t0, kicked = 0;
 
 	self_run = v->run;
 	if (!vcpu_wait_release(v))
@@ -259,6 +259,14 @@ static void *vcpu_thread(void *arg)
 			continue;
 		if (vm->cfg->irqchip == IRQCHIP_SPLIT)
 			vcpu_prepare_split(v);
+		if (kicked) {
+			/* a kick's handling: from KVM_RUN's return to the next
+			 * entry, the PIR fold and the injection included */
+			stats_time(&v->stats, __atomic_load_n(&vm->phase,
+				   __ATOMIC_RELAXED), KVM_EXIT_INTR,
+				   now_ns() - kicked);
+			kicked = 0;
+		}
 		r = ioctl(v->fd, KVM_RUN, 0);
 		if (user_irqchip(v))
 			irq_leave_guest(v);
@@ -276,6 +284,7 @@ static void *vcpu_thread(void *arg)
 				stats_exit(&v->stats, __atomic_load_n(&vm->phase,
 					   __ATOMIC_RELAXED), KVM_EXIT_INTR,
 					   err == EINTR ? cls_kick : cls_other);
+				kicked = now_ns();
 				continue;
 			}
 			fflush(stdout);
@@ -285,8 +294,8 @@ static void *vcpu_thread(void *arg)
 		}
 		t0 = now_ns();
 		a = exit_dispatch(v);
-		stat_add(&v->stats.reason_ns[v->run->exit_reason %
-			 STATS_NR_REASONS], now_ns() - t0);
+		stats_time(&v->stats, __atomic_load_n(&vm->phase,
+			   __ATOMIC_RELAXED), v->run->exit_reason, now_ns() - t0);
 		if (a == EXIT_HALT) {
 			if (!vcpu_halt(v))
 				break;
