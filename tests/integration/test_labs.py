@@ -267,3 +267,20 @@ def test_measurement_runs_on_any_host(lab):
     assert p.returncode == 0, '%s: %s: status %d\n%s\n%s' % (
         lab, ' '.join(cmd), p.returncode, p.stdout[-2000:], p.stderr[-2000:])
     assert re.search(r'^@ready ', p.stdout, re.M), p.stdout[-2000:]
+
+
+@pytest.mark.parametrize('lab', LABS)
+def test_handout_shape(lab):
+    """Each handout: Getting started, every step tagged with its
+    difficulty, the questions, and an optional challenge to measure."""
+    text = (ROOT / CATALOG[lab]['handout']).read_text()
+    for h in ('## Getting started', '## Steps', '## Measure and explain',
+              '## Optional challenge (measured, not graded)'):
+        assert h in text, '%s: no %r' % (lab, h)
+    steps = text.split('## Steps', 1)[1].split('\n## ', 1)[0]
+    numbered = re.findall(r'^\d+\. (.*)$', steps, re.M)
+    assert numbered, lab
+    untagged = [s for s in numbered
+                if not re.match(r'\*\((easy|moderate|hard)\)\* ', s)]
+    assert not untagged, '%s: steps with no difficulty: %s' % (lab,
+                                                                untagged)
