@@ -74,6 +74,19 @@ def _exits(plt, cases, cfgs, rows, title, out):
     _save(plt, fig, out, 'exits')
 
 
+def machines(results):
+    """What the plots ran on: this host's CPU, or, for a report of serial
+    logs (every config a 'log'), each log's own machine as its kernel
+    printed it (@cpuid's vendor/family/model, @boot's hv=)."""
+    cfgs = results.get('configs') or []
+    if cfgs and all(c['params'].get('kind') == 'log' for c in cfgs):
+        return 'serial logs: ' + '; '.join(
+            '%s on %s, hv %s' % (c['name'], c['params'].get('cpu', '?'),
+                                 c['params'].get('hv', '?'))
+            for c in cfgs)
+    return results['host']['cpu_model']
+
+
 def draw(results, out, say=print):
     """Draw @results (results.json, loaded) into @out; the number of
     plots, or None when matplotlib is missing."""
@@ -82,8 +95,7 @@ def draw(results, out, say=print):
         say('SKIP: plots: matplotlib is not installed for %s '
             '(apt-get install python3-matplotlib): no plots' % sys.executable)
         return None
-    title = 'git %s, %s' % (results['git']['describe'],
-                            results['host']['cpu_model'])
+    title = 'git %s, %s' % (results['git']['describe'], machines(results))
     rows = {}                           # case -> [(config, stats)]
     for r in results['results']:
         s = r['stats']

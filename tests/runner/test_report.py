@@ -372,3 +372,21 @@ def test_the_rig_gives_irqlabs_lapic_a_cpu_per_vcpu():
     assert matrix.rig_cpus(['qemu-system-x86_64', '-accel', 'kvm', '-smp',
                             '2']) == 1
     assert matrix.vcpus('kind=irqlab-vmm irqchip=user cpus=3') == 3
+
+
+def test_a_plot_of_serial_logs_names_their_machines():
+    """A report of serial logs is titled with each log's machine, not the
+    host that drew it (a Bochs log is not "AMD EPYC")."""
+    from runner import plots
+    logs = {'host': {'cpu_model': 'AMD EPYC'}, 'configs': [
+        {'name': 'bochs', 'params': {'kind': 'log', 'hv': 'none',
+                                     'cpu': 'GenuineIntel/0x6/0x3c'}},
+        {'name': 'qemu-tcg', 'params': {'kind': 'log', 'hv': 'TCGTCGTCGTCG',
+                                        'cpu': 'AuthenticAMD/0xf/0x6b'}}]}
+    t = plots.machines(logs)
+    assert 'AMD EPYC' not in t, t
+    assert 'bochs on GenuineIntel/0x6/0x3c, hv none' in t, t
+    assert 'qemu-tcg on AuthenticAMD/0xf/0x6b' in t, t
+    run = dict(logs, configs=[{'name': 'native', 'params':
+                               {'kind': 'native'}}])
+    assert plots.machines(run) == 'AMD EPYC'
