@@ -50,13 +50,17 @@ def test_user_pingpong_exits(boot, pveoi, apic):
     e = exits(rec)
     if pveoi == 'on':
         line(r, r'@pveoi kind=irqlab')
-        # an EOI by the register is allowed when an interrupt was already
-        # waiting in IRR as the handler entered (the flag is not set then)
-        assert near(e['exits_per_op'], 2) and near(e['eoi_exits'], 0), e
-        # every EOI of the 2N interrupts is one or the other
+        # An EOI by the register is allowed when an interrupt was already
+        # waiting in IRR as the handler entered (the flag is not set then):
+        # how often depends on the timing (0.00 on an idle host, 0.03 in
+        # the rig beside two CPU hogs), so the count is held to the EOIs
+        # written, and the flag must do most of them.
         st = r.rec('pveoi_stats')
         assert st and int(st['taken']) + int(st['written']) >= 2 * N, \
             r.report()
+        assert e['eoi_exits'] < 0.25 and \
+            int(st['taken']) > 4 * int(st['written']), (e, st.line)
+        assert near(e['exits_per_op'] - e['eoi_exits'], 2), e
     else:
         line(r, r'@pveoi kind=none why=not-offered')
         assert near(e['exits_per_op'], 3) and e['eoi_exits'] == 1.0, e

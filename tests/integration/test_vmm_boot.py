@@ -106,8 +106,10 @@ def test_calib_accuracy(boot, chip):
         status(r, 0)
         kv = r.rec('calib')
         assert kv['source'] == 'cpuid15' and kv['pio_exits'] == '0', kv.line
-        assert kv['apic_exits'] == 'na' or int(kv['apic_exits']) <= 10, \
-            kv.line
+        # 10 per try (2 arms, 2 x 3 reads); a window the vCPU was away
+        # for is timed again (kernel/sys/calib_hw.c)
+        assert kv['apic_exits'] == 'na' or \
+            int(kv['apic_exits']) <= 10 * int(kv['tries']), kv.line
         e = abs(int(kv['lapic_khz']) - 1000000) * 1e6 / 1000000
         assert e <= int(kv['lapic_err_ppm']), (r.name, e, kv.line)
         errs.append(e)
