@@ -75,16 +75,19 @@ def test_fuzz(boot, vmm, seed, mode):
 
 @pytest.mark.parametrize('v', ['cli', 'sti'])
 def test_timer_storm(boot, vmm, v):
-    elf = guest('storm-' + v, 'tests/integration/timer-storm.S',
-                *(['-DSTI'] if v == 'sti' else []))
+    # Under ASan in the rig, 20000 writes of the STI storm took 60-80 s
+    # (TCG) on an idle host and did not end in 900 s beside two CPU hogs:
+    # the rig does a tenth, which still has the timer fire throughout.
+    writes = 2000 if boot.nested else 20000
+    elf = guest('storm-%s-%d' % (v, writes), 'tests/integration/timer-storm.S',
+                '-DWRITES=%d' % writes, *(['-DSTI'] if v == 'sti' else []))
     js = 'build/tests/test_vmm_fuzz/storm-%s.json' % v
-    # under ASan in the rig the STI storm takes 60-80 s (TCG) on an idle
-    # host, and more than 300 s beside two CPU hogs
     r = boot.in_kvm('storm-' + v, [vmm, '--stats-json', js, elf],
-                    900 if boot.nested else 30,
+                    300 if boot.nested else 30,
                  env=SAN_ENV)
     status(r, 33)
     e = r.exits
-    assert e['by_reason'].get('IO', 0) >= 20000, e['by_reason']
-    print('timer-storm %s: 20000 port writes done, %d exits, %d kicks by '
-          'the timer' % (v, e['total'], e['by_reason'].get('INTR', 0)))
+    assert e['by_reason'].get('IO', 0) >= writes, e['by_reason']
+    print('timer-storm %s: %d port writes done, %d exits, %d kicks by '
+          'the timer' % (v, writes, e['total'],
+                         e['by_reason'].get('INTR', 0)))
