@@ -3,7 +3,6 @@
 APIC mode, the guest failures (panic, triple fault, cli; hlt) and
 --halt-poll.  The IOAPIC, PIT and PIC boots are test_vmm_irq.py.
 Without /dev/kvm every boot goes through tests/nested/run-in-kvm.sh."""
-import os
 import re
 import statistics
 import struct
@@ -12,6 +11,7 @@ import pytest
 
 from harness import (KERNEL as K, ROOT, has, kvm_usable, rig_dup_ipi,
                      rig_rule, status)
+from runner import boot as boot_rt  # noqa: E402 (harness: the path)
 
 pytestmark = pytest.mark.kvm_or_nested
 
@@ -117,9 +117,7 @@ def test_calib_accuracy(boot, chip):
     m = statistics.median(errs)
     print('calib-acc-%s: APIC timer error %s ppm, median %d' % (
         chip, [int(e) for e in errs], m))
-    if kvm_usable() and os.path.exists('/sys/module/kvm_pvm') and not (
-            os.path.exists('/sys/module/kvm_amd') or
-            os.path.exists('/sys/module/kvm_intel')):
+    if kvm_usable() and boot_rt.kvm_hypercalls_loop():     # kvm_pvm
         # kvm_pvm traps RDTSC and every APIC read (15-50 us each): the
         # median wanders past 0.1% there (1327 ppm once, idle), while each
         # boot's own bound holds, which is what the kernel claims
