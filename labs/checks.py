@@ -168,11 +168,19 @@ def cpuid_calib(r, js):
         src, khz, err)
 
 
+# ipi_wake's kicks per wake that are still the host's timing, not the loop's
+KICK_MAX = 0.05
+
+
 def wake_exits(r, js):
     """bench=ipi_wake in user mode: a record with p50 <= p99, and exactly
     one send, one EOI and one HLT exit per wake (docs/BENCHMARKS.md: the
     window holds n of each, however the CPUs' timing falls), which
-    irqlab-vmm's --stats-json for the same run must hold too."""
+    irqlab-vmm's --stats-json for the same run must hold too.  A kick is
+    timing: CPU0 sends 100 us after CPU1 said it goes idle, and a host
+    that took CPU1's CPU away for longer finds it still in KVM_RUN (kvm_pvm
+    gave 2 in 200).  Up to KICK_MAX per wake pass and are shown; a loop
+    that does not wait for CPU1 kicks nearly every time."""
     b = records.find(r.records, 'bench', case='ipi_wake')
     if b is None:
         s = records.find(r.records, 'bench_skip', case='ipi_wake')
@@ -183,16 +191,16 @@ def wake_exits(r, js):
         n, p50, p99 = int(b['n']), int(b['p50_ns']), int(b['p99_ns'])
         per = {k: b[k + '_exits'] for k in ('send', 'kick', 'eoi', 'hlt',
                                             'other')}
+        kick = float(per['kick'])
     except (KeyError, ValueError):
         return 'FAILED', 'fields missing: %s' % b.line[:100]
     if not 0 < p50 <= p99:
         return 'FAILED', 'p50_ns=%d p99_ns=%d' % (p50, p99)
-    want = {'send': '1.00', 'kick': '0.00', 'eoi': '1.00', 'hlt': '1.00',
-            'other': '0.00'}
-    if per != want:
-        return 'FAILED', 'exits per wake %s, want %s' % (
+    want = {'send': '1.00', 'eoi': '1.00', 'hlt': '1.00', 'other': '0.00'}
+    if any(per[k] != v for k, v in want.items()) or kick > KICK_MAX:
+        return 'FAILED', 'exits per wake %s, want %s kick<=%.2f' % (
             ' '.join('%s=%s' % kv for kv in per.items()),
-            ' '.join('%s=%s' % kv for kv in want.items()))
+            ' '.join('%s=%s' % kv for kv in want.items()), KICK_MAX)
     c = (_stats(js) or {}).get('exits', {}).get('classes', {})
     short = [k for k, v in (('apic_send', 'send'), ('apic_eoi', 'eoi'),
                             ('hlt', 'hlt')) if c.get(k, 0) < n]
@@ -203,7 +211,7 @@ def wake_exits(r, js):
     if why:
         return 'FAILED', why
     return 'ok', 'n=%d p50=%d ns p99=%d ns, send/eoi/hlt 1.00 per wake, ' \
-        'in --stats-json too' % (n, p50, p99)
+        'in --stats-json too; kick=%s' % (n, p50, p99, per['kick'])
 
 
 def exits_counted(r, js):

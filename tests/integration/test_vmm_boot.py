@@ -256,10 +256,13 @@ def test_halt_poll(boot):
         pytest.skip('halt-poll: ipi_wake skipped itself in 3 boots: %s' %
                     skipped[0])
     has(r, r'^@bench case=ipi_wake .* send_exits=1\.00 '
-        r'kick_exits=0\.00 eoi_exits=1\.00 hlt_exits=1\.00 ')
-    # beside those, at most a stray exit (an interrupt window) in 200
+        r'kick_exits=[0-9.]+ eoi_exits=1\.00 hlt_exits=1\.00 ')
+    # beside those, at most a stray exit (an interrupt window) in 200,
+    # and a kick only where the host kept CPU1 from its HLT for the 100 us
+    # CPU0 waits (labs/checks.py KICK_MAX)
     rec = r.rec('bench', case='ipi_wake')
     assert float(rec['other_exits']) <= 0.01, rec.line
+    assert float(rec['kick_exits']) <= 0.05, rec.line
     has(r, '^ halt-poll 10000 us: [1-9][0-9]* of [1-9][0-9]* polled HLTs '
         'woken while spinning$', 'err')
 
