@@ -28,6 +28,7 @@
 #include "dev/pv.h"
 #include "dev/pv_ipi.h"
 #include "dev/pveoi.h"
+#include "dev/timeline.h"
 #include "lib/kstring.h"
 #include "smp/smp.h"
 #include "arch/x86.h"
@@ -234,6 +235,7 @@ void kmain(uint32_t magic, uint32_t info)
 	bench_run();	/* bench=...: guest-bench/cases/, phase IRQLAB_PHASE_BENCH */
 
 	pveoi_print_stats();
+	tl_print();	/* timeline=on off irqlab-vmm: the @tl records */
 	kprintf("@ready tsc=%lu\n", rdtsc());
 	kernel_exit(KERNEL_EXIT_OK);
 }

@@ -17,6 +17,8 @@
 #ifndef IRQLAB_VERSION_STR
 #define IRQLAB_VERSION_STR "unknown"
 #endif
+
+const char cli_version[] = IRQLAB_VERSION_STR;
 /* where make install puts the kernel: $(PREFIX)/share/irqlab */
 #ifndef IRQLAB_DATADIR
 #define IRQLAB_DATADIR "/usr/local/share/irqlab"
@@ -108,6 +110,10 @@ static void usage(FILE *f)
 "                          else); off (default): the emulated hardware\n"
 "      --stats             print the exit table on stderr at exit\n"
 "      --stats-json FILE   write the exit counters as JSON to FILE\n"
+"      --timeline FILE     stamp every IPI, guest and host, phase by phase,\n"
+"                          and write them to FILE in the Chrome Trace Event\n"
+"                          format (Perfetto, chrome://tracing); the host's\n"
+"                          phases with --irqchip=user (docs/ANATOMY.md)\n"
 "  -h, --help              this text\n"
 "  -V, --version           the version\n"
 "\n"
@@ -176,6 +182,7 @@ enum {
 	OPT_PVH,
 	OPT_STATS,
 	OPT_STATS_JSON,
+	OPT_TIMELINE,
 	OPT_IRQCHIP,
 	OPT_X2APIC,
 	OPT_NO_X2APIC,
@@ -221,6 +228,7 @@ static const struct option options[] = {
 	{ "pv-eoi", required_argument, NULL, OPT_PV_EOI },
 	{ "stats", no_argument, NULL, OPT_STATS },
 	{ "stats-json", required_argument, NULL, OPT_STATS_JSON },
+	{ "timeline", required_argument, NULL, OPT_TIMELINE },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -431,6 +439,9 @@ void cli_parse(int argc, char **argv, struct vmm_config *cfg)
 			break;
 		case OPT_STATS_JSON:
 			cfg->stats_json = optarg;
+			break;
+		case OPT_TIMELINE:
+			cfg->timeline = optarg;
 			break;
 		case 'h':
 			usage(stdout);

@@ -7,4 +7,7 @@
 /* Parse argv into @cfg; prints a clear error and exits EXIT_USAGE on bad input. */
 void cli_parse(int argc, char **argv, struct vmm_config *cfg);
 
+/* the version --version prints */
+extern const char cli_version[];
+
 #endif

@@ -162,11 +162,12 @@ static void report_pveoi(const struct vm *vm)
 }
 
 /*
- * --stats-json FILE is checked at startup but created only for the
- * report, so a run that fails before it leaves no file behind.  A FIFO,
- * or a shell's >(...) pipe, is fine while something reads it.
+ * --stats-json FILE and --timeline FILE (@opt) are checked at startup but
+ * created only for the report, so a run that fails before it leaves no
+ * file behind.  A FIFO, or a shell's >(...) pipe, is fine while something
+ * reads it.
  */
-static void json_check(const char *path)
+static void json_check(const char *opt, const char *path)
 {
 	char dir[PATH_MAX];
 	const char *slash = strrchr(path, '/');
@@ -174,36 +175,36 @@ static void json_check(const char *path)
 
 	if (!stat(path, &st)) {
 		if (S_ISDIR(st.st_mode))
-			die(EXIT_USAGE, "--stats-json %s: a directory", path);
+			die(EXIT_USAGE, "%s %s: a directory", opt, path);
 		if (access(path, W_OK))
-			die(EXIT_USAGE, "--stats-json %s: %s", path,
+			die(EXIT_USAGE, "%s %s: %s", opt, path,
 			    strerror(errno));
 		return;
 	}
 	if (errno != ENOENT)
-		die(EXIT_USAGE, "--stats-json %s: %s", path, strerror(errno));
+		die(EXIT_USAGE, "%s %s: %s", opt, path, strerror(errno));
 	snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - path) : 1,
 		 slash ? (slash == path ? "/" : path) : ".");
 	if (access(dir, W_OK | X_OK))
-		die(EXIT_USAGE, "--stats-json %s: %s", path, strerror(errno));
+		die(EXIT_USAGE, "%s %s: %s", opt, path, strerror(errno));
 }
 
 /* O_NONBLOCK: a FIFO with no reader fails (ENXIO) instead of hanging */
-static FILE *json_open(const char *path)
+static FILE *json_open(const char *opt, const char *path)
 {
 	FILE *f;
 	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC |
 		      O_NONBLOCK | O_NOCTTY, 0666);
 
 	if (fd < 0) {
-		warn("--stats-json %s: %s%s", path, strerror(errno),
+		warn("%s %s: %s%s", opt, path, strerror(errno),
 		     errno == ENXIO ? " (a FIFO nobody reads)" : "");
 		return NULL;
 	}
 	fcntl(fd, F_SETFL, 0);
 	f = fdopen(fd, "w");
 	if (!f) {
-		warn("--stats-json %s: %s", path, strerror(errno));
+		warn("%s %s: %s", opt, path, strerror(errno));
 		close(fd);
 	}
 	return f;
@@ -211,8 +212,8 @@ static FILE *json_open(const char *path)
 
 static void report(struct vm *vm)
 {
-	FILE *json = vm->cfg->stats_json ? json_open(vm->cfg->stats_json) :
-		     NULL;
+	FILE *json = vm->cfg->stats_json ?
+		     json_open("--stats-json", vm->cfg->stats_json) : NULL;
 
 	struct vcpu_stats *v[VMM_MAX_CPUS];
 	struct stats_report r;
@@ -273,6 +274,95 @@ static void report(struct vm *vm)
 		if (fclose(json))
 			warn("--stats-json %s: %s", vm->cfg->stats_json,
 			     strerror(errno));
+	}
+}
+
+static const char *const irqchip_names[] = {
+	[IRQCHIP_USER] = "user", [IRQCHIP_KERNEL] = "kernel",
+	[IRQCHIP_SPLIT] = "split",
+};
+
+/* the run's configuration, as "otherData" members */
+static char *timeline_meta(const struct vm *vm)
+{
+	const struct vmm_config *c = vm->cfg;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		return NULL;
+	fprintf(f, "\"vmm\":\"irqlab-vmm %s\",\"irqchip\":\"%s\","
+		"\"cpus\":%u,\"pv_eoi\":%s,\"pv_ipi\":%s,\"hlt\":\"%s\","
+		"\"halt_poll_us\":%u,\"kernel\":", cli_version,
+		irqchip_names[c->irqchip], vm->nr_vcpus,
+		c->pv_eoi ? "true" : "false", c->pv_ipi ? "true" : "false",
+		c->hlt_in_guest ? "guest" : "exit", c->halt_poll_us);
+	tl_json_string(f, c->kernel);
+	fputs(",\"append\":", f);
+	tl_json_string(f, c->append ? c->append : "");
+	fprintf(f, ",\"host_phases\":%s",
+		c->irqchip == IRQCHIP_USER ? "true" : "false");
+	if (fclose(f)) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+/*
+ * --timeline FILE: the guest's rings (copied out of guest RAM, each no
+ * longer than the size it registered) and the vCPU threads' own, joined
+ * into IPIs (exit/timeline.c), written as Chrome Trace Event JSON.
+ */
+static void timeline_report(struct vm *vm)
+{
+	struct tl_cpu c[VMM_MAX_CPUS];
+	struct tl_result r;
+	char *meta;
+	FILE *f;
+	unsigned i;
+
+	memset(c, 0, sizeof(c));
+	for (i = 0; i < vm->nr_vcpus; i++) {
+		struct tl_vcpu *t = &vm->vcpus[i].tl;
+		struct irqlab_tl_stamp *st = NULL;
+		uint32_t n = 0, count = 0;
+
+		if (t->guest) {
+			count = __atomic_load_n(&t->guest->count,
+						__ATOMIC_RELAXED);
+			n = count < t->guest_size ? count : t->guest_size;
+			st = n ? malloc(n * sizeof(*st)) : NULL;
+			if (st)
+				memcpy(st, t->guest->stamp, n * sizeof(*st));
+			else
+				n = 0;
+		}
+		c[i] = (struct tl_cpu){
+			.ev = t->ev, .n = t->n, .dropped = t->dropped,
+			.st = st, .nst = n,
+			.st_dropped = count > n ? count - n : 0,
+			.tsc_offset = vm->vcpus[i].irq.tsc_offset,
+		};
+	}
+	f = json_open("--timeline", vm->cfg->timeline);
+	if (tl_join(c, vm->nr_vcpus, &r)) {
+		warn("--timeline: out of memory");
+	} else if (f) {
+		meta = timeline_meta(vm);
+		tl_write_json(f, c, vm->nr_vcpus, &r, vm->tsc_khz, meta);
+		free(meta);
+		fprintf(stderr, "timeline: %u IPIs, %u with send, post, "
+			"injection and handler, %u out of order: %s\n", r.n,
+			r.complete, r.backwards, vm->cfg->timeline);
+	}
+	if (f && fclose(f))
+		warn("--timeline %s: %s", vm->cfg->timeline, strerror(errno));
+	tl_result_free(&r);
+	for (i = 0; i < vm->nr_vcpus; i++) {
+		free((void *)c[i].st);
+		tl_free(&vm->vcpus[i].tl);
 	}
 }
 
@@ -398,7 +488,9 @@ int main(int argc, char **argv)
 	pthread_mutex_init(&vm.lock, NULL);
 	pthread_cond_init(&vm.cond, NULL);
 	if (cfg.stats_json)
-		json_check(cfg.stats_json);
+		json_check("--stats-json", cfg.stats_json);
+	if (cfg.timeline)
+		json_check("--timeline", cfg.timeline);
 
 	err = mem_init(&vm.mem, cfg.mem_mib << 20);
 	if (err)
@@ -413,6 +505,9 @@ int main(int argc, char **argv)
 	kvm_init(&vm);
 	kvm_setup_memory(&vm);
 	kvm_create_vcpus(&vm);
+	for (i = 0; cfg.timeline && i < vm.nr_vcpus; i++)
+		if (!tl_alloc(&vm.vcpus[i].tl))
+			die(EXIT_HOST, "--timeline: out of memory");
 	machine_init(&vm);
 	if (cfg.irqchip == IRQCHIP_USER)
 		irq_init(&vm);
@@ -449,5 +544,7 @@ int main(int argc, char **argv)
 	if (timed_out)
 		timeout_report(&vm, was);
 	report(&vm);
+	if (cfg.timeline)
+		timeline_report(&vm);
 	return vm.exit_status;
 }

@@ -29,6 +29,7 @@
 #include "dev/uart.h"
 #include "exit/bus.h"
 #include "exit/stats.h"
+#include "exit/timeline.h"
 #include "irqchip/isa.h"
 #include "irqchip/split.h"
 #include "irqchip/user.h"
@@ -77,6 +78,7 @@ struct vmm_config {
 	enum kvm_pv_opt kvm_pv;	/* --kvm-pv: KVM's PV leaves at 0x40000100 */
 	bool stats;
 	const char *stats_json;
+	const char *timeline;	/* --timeline FILE: docs/ANATOMY.md */
 	unsigned timeout_s;	/* --timeout: 0 for none */
 	bool no_seccomp;	/* --no-seccomp: no filter on the vCPUs */
 };
@@ -111,6 +113,7 @@ struct vcpu {
 	enum vcpu_state state;	/* under vm->lock */
 	struct vcpu_irq irq;	/* --irqchip=user: LAPIC, PIR, requests */
 	struct vcpu_stats stats;
+	struct tl_vcpu tl;	/* --timeline: this thread's stamps */
 };
 
 struct vm {
@@ -139,6 +142,7 @@ struct vm {
 	struct testdev testdev;	/* pc-testdev IRQ lines at 0x2000 */
 
 	unsigned phase;		/* enum irqlab_phase, relaxed atomic */
+	uint32_t tl_next_id;	/* --timeline: the last IPI id given */
 
 	/* --irqchip=user (irqchip/user.c) */
 	pthread_mutex_t apic_lock;	/* any LAPIC change, apic_route() */

@@ -32,7 +32,10 @@
 					 * aligned, guest RAM), 0 turns it off */
 #define IRQLAB_PORT_PV_IPI	0x0edc	/* out: guest-physical address of a
 					 * struct irqlab_pv_ipi to send */
-#define IRQLAB_PORT_LEN		0x20
+#define IRQLAB_PORT_TIMELINE	0x0ee0	/* out: this vCPU's struct
+					 * irqlab_tl_ring (8-byte aligned,
+					 * guest RAM), 0 turns it off */
+#define IRQLAB_PORT_LEN		0x40	/* 0x0ec0-0x0eff: 0x0ee4 on unused */
 
 #define IRQLAB_SIGNATURE	0x4c515249u	/* "IRQL" in little endian */
 #define IRQLAB_VERSION		1
@@ -46,6 +49,7 @@
 #define IRQLAB_CPUID_FEATURES	0x40000001u
 #define IRQLAB_FEATURE_PV_EOI	(1u << 0)	/* IRQLAB_PORT_PV_EOI works */
 #define IRQLAB_FEATURE_PV_IPI	(1u << 1)	/* IRQLAB_PORT_PV_IPI works */
+#define IRQLAB_FEATURE_TIMELINE	(1u << 2)	/* IRQLAB_PORT_TIMELINE works */
 /* bit 0 of the PV EOI word: set by the VMM, cleared by the guest's EOI */
 #define IRQLAB_PV_EOI_FLAG	1u
 
@@ -62,6 +66,37 @@ struct irqlab_pv_ipi {
 	uint32_t icr;
 	uint32_t reserved;
 	uint64_t dest[IRQLAB_PV_IPI_MAX_IDS / 64];
+};
+
+/*
+ * The timeline (docs/ANATOMY.md): each CPU stamps the guest's part of an
+ * IPI into its own ring in guest RAM, with the TSC, and no exit; the VMM
+ * reads the rings when the run ends and joins them with its own stamps.
+ * SEND comes before the ICR write (before ICR_HI in xAPIC mode) or the
+ * doorbell, after @sends was counted up: the VMM reads @sends at the ICR
+ * exit, so that exit and the stamp share @seq.  HANDLER is an interrupt's
+ * first C line, EOI the moment before the EOI write (or the PV EOI flag's
+ * test).  Stamps past @size are dropped (@count goes on counting).
+ */
+#define IRQLAB_TL_SEND		1
+#define IRQLAB_TL_HANDLER	2
+#define IRQLAB_TL_EOI		3
+#define IRQLAB_TL_DEST_SHORT	0xffff	/* SEND: a shorthand or a set */
+#define IRQLAB_TL_MAX		(1u << 20)	/* the VMM's bound on @size */
+struct irqlab_tl_stamp {
+	uint64_t tsc;
+	uint32_t seq;		/* SEND: this CPU's @sends after counting it */
+	uint8_t kind;		/* IRQLAB_TL_* */
+	uint8_t vector;
+	uint16_t dest;		/* SEND: the APIC ID */
+};
+
+struct irqlab_tl_ring {
+	uint32_t size;		/* stamps there is room for */
+	uint32_t count;		/* stamps written, dropped ones included */
+	uint32_t sends;		/* IPIs this CPU sent */
+	uint32_t reserved;
+	struct irqlab_tl_stamp stamp[];
 };
 
 /* Guest phases: exits are counted per phase as well as in total. */

@@ -6,6 +6,8 @@
 #include "gdt.h"
 #include "halt.h"
 #include "idt.h"
+#include "percpu.h"
+#include "tl.h"
 
 /* SDM vol. 3 sec. 6.14.1, figure 6-8: a 16-byte 64-bit IDT gate. */
 struct idt_gate {
@@ -120,9 +122,19 @@ void trap_dispatch(struct trap_frame *tf)
 		return;
 	/* an interrupt, not an exception: it ends idle.c's poll */
 	if (tf->vector >= NR_EXCEPTIONS) {
-		__atomic_store_n(&this_cpu()->irqs, this_cpu()->irqs + 1,
-				 __ATOMIC_RELAXED);
+		struct cpu *c = this_cpu();
+		uint8_t outer = c->tl_vector;
+
+		tl_stamp(IRQLAB_TL_HANDLER, tf->vector & 0xff, 0);
+		c->tl_vector = tf->vector & 0xff;	/* lapic_eoi()'s */
+		__atomic_store_n(&c->irqs, c->irqs + 1, __ATOMIC_RELAXED);
 		halt_shadow_broken(tf);
+		if (fn)
+			fn(tf);
+		else
+			trap_panic(tf);
+		c->tl_vector = outer;
+		return;
 	}
 	if (fn)
 		fn(tf);

@@ -15,6 +15,8 @@
 
 #include <stdint.h>
 
+struct irqlab_tl_ring;
+
 struct cpu {
 	struct cpu *self;	/* %gs:0, for this_cpu() */
 	unsigned index;		/* in cpus[] */
@@ -30,6 +32,8 @@ struct cpu {
 	int pveoi_on;		/* pveoi.c: the word is registered */
 	uint64_t pveoi_taken;	/* pveoi.c: EOIs done by clearing the flag */
 	uint64_t pveoi_written;	/* ... and by the register, while registered */
+	struct irqlab_tl_ring *tl;	/* dev/timeline.c: stamps on, or NULL */
+	uint8_t tl_vector;	/* arch/tl.h: the vector being handled */
 };
 
 extern struct cpu cpus[NR_CPUS];

@@ -34,6 +34,7 @@ static const char *const known_keys[] = {
 	"pvipi",		/* pv_ipi.c */
 	"rotate_ms",		/* guest-bench/cases/case_ioapic.c */
 	"threads",		/* guest-bench/cases/case_futex.c */
+	"timeline",		/* timeline.c */
 };
 
 static char buf[CMDLINE_MAX];

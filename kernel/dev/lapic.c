@@ -23,7 +23,9 @@
 #include "lib/printf.h"
 #include "pv_ipi.h"
 #include "pveoi.h"
+#include "timeline.h"
 #include "arch/percpu.h"
+#include "arch/tl.h"
 #include "arch/x86.h"
 
 /* entry.S maps [UC_START, 4 GiB) with PCD = PWT = 1: uncached */
@@ -107,6 +109,9 @@ static void icr_write(uint32_t dest, uint32_t lo)
 
 	if (mode == LAPIC_NONE)
 		return;
+	tl_stamp(IRQLAB_TL_SEND, lo & 0xff,
+		 (lo & APIC_ICR_DEST_MASK) == APIC_ICR_DEST_FIELD ? dest :
+		 IRQLAB_TL_DEST_SHORT);
 	if (mode == LAPIC_X2APIC) {
 		x2apic_fence();
 		wrmsr(X2APIC_MSR(APIC_ICR_LO), (uint64_t)dest << 32 | lo);
@@ -232,6 +237,7 @@ enum lapic_mode lapic_init(void)
 		lapic_mode_name(), lapic_id(), lvr, base,
 		has_x2apic ? ", x2APIC capable" : "");
 	pveoi_cpu_init();
+	tl_cpu_init();
 	return mode;
 }
 
@@ -241,6 +247,7 @@ void lapic_init_ap(void)
 		set_mode();
 		enable_regs();
 		pveoi_cpu_init();
+		tl_cpu_init();
 	}
 }
 
@@ -290,6 +297,7 @@ void lapic_eoi(void)
 	if (mode == LAPIC_NONE)
 		return;
 	c = this_cpu();
+	tl_stamp(IRQLAB_TL_EOI, c->tl_vector, 0);
 	if (c->pveoi_on) {
 		if (pveoi_take(&c->pveoi)) {
 			__atomic_fetch_add(&c->pveoi_taken, 1, __ATOMIC_RELAXED);
@@ -313,6 +321,7 @@ void lapic_send_self(unsigned vector)
 {
 	/* SDM 11.12.11: the x2APIC SELF IPI register takes just the vector */
 	if (mode == LAPIC_X2APIC) {
+		tl_stamp(IRQLAB_TL_SEND, vector, IRQLAB_TL_DEST_SHORT);
 		x2apic_fence();
 		wrmsr(X2APIC_MSR(APIC_SELF_IPI), vector & 0xff);
 		return;

@@ -25,6 +25,7 @@
 #include "pv.h"
 #include "pv_ipi.h"
 #include "arch/percpu.h"
+#include "arch/tl.h"
 #include "arch/x86.h"
 
 #define CPUID_HV_FIRST	0x40000000u
@@ -154,6 +155,7 @@ static void kvm_send(const uint64_t *mask, unsigned vector)
 			bits[id / 64] |= 1ull << (id % 64);
 			done |= 1ull << i;
 		}
+		tl_stamp(IRQLAB_TL_SEND, vector, IRQLAB_TL_DEST_SHORT);
 		kvm_hypercall4(KVM_HC_SEND_IPI, bits[0], bits[1], min,
 			       APIC_ICR_DM_FIXED | (vector & 0xff));
 	}
@@ -178,6 +180,7 @@ static int irqlab_send(const uint64_t *mask, unsigned vector)
 		if (is_set(mask, i))
 			r->dest[cpus[i].apic_id / 64] |=
 				1ull << (cpus[i].apic_id % 64);
+	tl_stamp(IRQLAB_TL_SEND, vector, IRQLAB_TL_DEST_SHORT);
 	outl(IRQLAB_PORT_PV_IPI, (uint32_t)(uintptr_t)r);
 	irq_restore(flags);
 	return 0;

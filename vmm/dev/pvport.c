@@ -92,6 +92,35 @@ static void pvport_pv_eoi(struct pvport *pv, uint64_t gpa, int cpu)
 		__atomic_add_fetch(&pv->bad_accesses, 1, __ATOMIC_RELAXED);
 }
 
+/*
+ * A vCPU's timeline ring: 8-byte aligned, its header and @size stamps in
+ * RAM in one piece, @size at most IRQLAB_TL_MAX; 0 turns it off.  @size is
+ * read once, here: the guest cannot grow the ring afterwards.
+ */
+static void pvport_timeline(struct pvport *pv, uint64_t gpa, int cpu)
+{
+	struct irqlab_tl_ring *r = NULL;
+	uint32_t size = 0;
+
+	if (!pv->tl_ring) {
+		__atomic_add_fetch(&pv->bad_accesses, 1, __ATOMIC_RELAXED);
+		return;
+	}
+	if (gpa) {
+		r = (gpa & 7) ? NULL : mem_ptr(pv->mem, gpa, sizeof(*r));
+		if (r)
+			size = __atomic_load_n(&r->size, __ATOMIC_RELAXED);
+		if (r && (size > IRQLAB_TL_MAX ||
+			  !mem_ptr(pv->mem, gpa, sizeof(*r) + (uint64_t)size *
+				   sizeof(struct irqlab_tl_stamp))))
+			r = NULL;
+		if (!r)
+			__atomic_add_fetch(&pv->bad_accesses, 1,
+					   __ATOMIC_RELAXED);
+	}
+	pv->tl_ring(pv->ctx, cpu, r, r ? size : 0);
+}
+
 void pvport_write(void *opaque, uint64_t off, unsigned size, uint64_t val,
 		  int cpu)
 {
@@ -129,6 +158,9 @@ void pvport_write(void *opaque, uint64_t off, unsigned size, uint64_t val,
 		break;
 	case REG(IRQLAB_PORT_POWEROFF):
 		pv->poweroff(pv->ctx, (int)(val & 0xff));
+		break;
+	case REG(IRQLAB_PORT_TIMELINE):
+		pvport_timeline(pv, val, cpu);
 		break;
 	case REG(IRQLAB_PORT_PV_IPI):
 		if (pv->pv_ipi)

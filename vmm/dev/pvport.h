@@ -23,6 +23,11 @@ struct pvport {
 				 * a doorbell that is not there */
 	/* IRQLAB_PORT_PV_IPI from vCPU @cpu; NULL: no doorbell (--pv-ipi) */
 	void (*pv_ipi)(void *ctx, int cpu, uint64_t gpa);
+	/* IRQLAB_PORT_TIMELINE from vCPU @cpu: its ring (host address,
+	 * checked to lie in RAM with @size stamps), NULL: off; NULL
+	 * callback: no --timeline */
+	void (*tl_ring)(void *ctx, int cpu, struct irqlab_tl_ring *ring,
+			uint32_t size);
 };
 
 uint64_t pvport_read(void *opaque, uint64_t off, unsigned size, int cpu);

@@ -67,6 +67,18 @@ static void machine_pv_ipi(void *ctx, int cpu, uint64_t gpa)
 		irq_pv_ipi(&vm->vcpus[cpu], gpa);
 }
 
+/* --timeline: vCPU @cpu's guest ring (dev/pvport.c checked it) */
+static void machine_tl_ring(void *ctx, int cpu, struct irqlab_tl_ring *ring,
+			    uint32_t size)
+{
+	struct vm *vm = ctx;
+
+	if (cpu >= 0 && (unsigned)cpu < vm->nr_vcpus) {
+		vm->vcpus[cpu].tl.guest = ring;
+		vm->vcpus[cpu].tl.guest_size = size;
+	}
+}
+
 /* --pv-eoi=on with --irqchip=user: vCPU @cpu's flag word (irqchip/user.c) */
 static int machine_pv_eoi(void *ctx, int cpu, uint32_t *word)
 {
@@ -238,6 +250,8 @@ void machine_init(struct vm *vm)
 	/* the doorbell is --irqchip=user's: with KVM's LAPIC, its hypercall */
 	if (vm->cfg->pv_ipi && vm->cfg->irqchip == IRQCHIP_USER)
 		vm->pv.pv_ipi = machine_pv_ipi;
+	if (vm->cfg->timeline)
+		vm->pv.tl_ring = machine_tl_ring;
 
 	machine_add_locked(vm, "com1", PORT_COM1, 8, &vm->com1, uart_bus_read,
 			   uart_bus_write);

@@ -89,8 +89,11 @@ static void irq_sleep(struct vcpu *v, uint64_t deadline_ns,
 			rel.tv_nsec = t % 1000000000ull;
 			relp = &rel;
 		}
-		if (!relp || t)
+		if (!relp || t) {
 			futex_wait(&v->irq.wake, seq, relp);
+			if (tl_on(&v->tl))
+				tl_add(&v->tl, TL_WOKE, tl_tsc(), 0, 0, 0, 0);
+		}
 	}
 	__atomic_store_n(&v->irq.mode, VCPU_MODE_OUTSIDE, __ATOMIC_SEQ_CST);
 }

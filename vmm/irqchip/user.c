@@ -77,21 +77,23 @@ void irq_wake(struct vcpu *v)
 
 /*
  * A request was just stored for @t (a PIR bit with ON newly set, an NMI,
- * INIT or SIPI flag).  @self is the sending vCPU, or -1.
+ * INIT or SIPI flag).  @self is the sending vCPU, or -1.  Returns what it
+ * did, for the timeline: TL_KICK, TL_WAKE or TL_QUIET.
  */
-void irq_notify(struct vcpu *t, int self)
+int irq_notify(struct vcpu *t, int self)
 {
 	if (t->id == self)
-		return;		/* outside the guest now: it checks before entry */
+		return TL_QUIET;	/* outside the guest now: it checks
+					 * before entry */
 	switch (__atomic_load_n(&t->irq.mode, __ATOMIC_SEQ_CST)) {
 	case VCPU_MODE_IN_GUEST:
 		vcpu_kick(t);
-		break;
+		return TL_KICK;
 	case VCPU_MODE_SLEEPING:
 		irq_wake(t);
-		break;
+		return TL_WAKE;
 	default:
-		break;
+		return TL_QUIET;
 	}
 }
 
@@ -119,6 +121,23 @@ static void ops_timer_arm(void *ctx, int cpu, uint64_t deadline_ns)
 }
 
 /*
+ * --timeline: the sender @s posts IPI @vector to @t as a new id, and says
+ * how it notified @t (docs/ANATOMY.md).  The target's thread takes the id
+ * from its @pending when it injects the vector.
+ */
+static void tl_post(struct vcpu *s, struct vcpu *t, unsigned vector,
+		    int notify, uint64_t tsc)
+{
+	uint32_t id = __atomic_add_fetch(&s->vm->tl_next_id, 1,
+					 __ATOMIC_RELAXED);
+
+	__atomic_store_n(&t->tl.pending[vector & 0xff], id, __ATOMIC_RELEASE);
+	tl_add(&s->tl, TL_POST, tsc, id, tl_guest_sends(&s->tl), vector,
+	       (unsigned)t->id);
+	tl_add(&s->tl, notify, tl_tsc(), id, 0, vector, (unsigned)t->id);
+}
+
+/*
  * Post a fixed interrupt to @t; INIT and SIPI are flags.  NMIs are
  * counted, not flagged: two sent close together (a self NMI and a remote
  * one) are two NMIs, the second held while the first is handled (SDM
@@ -127,16 +146,25 @@ static void ops_timer_arm(void *ctx, int cpu, uint64_t deadline_ns)
 static void irq_deliver(struct vm *vm, struct vcpu *t, int src,
 			const struct lapic_ipi *ipi)
 {
+	struct vcpu *s = src >= 0 ? &vm->vcpus[src] : NULL;
+	uint64_t tsc;
+	int notify;
+
 	switch (ipi->delivery) {
 	case APIC_ICR_DM_FIXED:
 	case APIC_ICR_DM_LOWEST:
 		if (t->id == src) {
 			/* a self IPI is accepted at once: its own LAPIC */
+			if (tl_on(&s->tl))
+				tl_post(s, t, ipi->vector, TL_QUIET, tl_tsc());
 			lapic_accept(&t->irq.lapic, ipi->vector, ipi->level);
 			return;
 		}
-		if (pir_post(&t->irq.pir, ipi->vector))
-			irq_notify(t, src);
+		tsc = s && tl_on(&s->tl) ? tl_tsc() : 0;
+		notify = pir_post(&t->irq.pir, ipi->vector) ?
+			 irq_notify(t, src) : TL_QUIET;
+		if (tsc)
+			tl_post(s, t, ipi->vector, notify, tsc);
 		break;
 	case APIC_ICR_DM_NMI:
 		__atomic_add_fetch(&t->irq.nmi, 1, __ATOMIC_SEQ_CST);
@@ -185,6 +213,11 @@ static void ops_send_ipi(void *ctx, int cpu, const struct lapic_ipi *ipi)
 	struct vm *vm = ctx;
 	uint64_t mask[VMM_MAX_CPUS / 64];
 	unsigned i;
+	struct tl_vcpu *tl = &vm->vcpus[cpu].tl;
+
+	if (tl_on(tl))
+		tl_add(tl, TL_EXIT, tl->exit_tsc, 0, tl_guest_sends(tl),
+		       ipi->vector, 0);
 
 	apic_route(vm->lapics, vm->nr_vcpus, cpu, ipi, mask);
 	for (i = 0; i < vm->nr_vcpus; i++)
@@ -214,6 +247,9 @@ void irq_pv_ipi(struct vcpu *v, uint64_t gpa)
 		return;
 	ipi.vector = req.vector;
 	ipi.delivery = req.delivery;
+	if (tl_on(&v->tl))
+		tl_add(&v->tl, TL_EXIT, v->tl.exit_tsc, 0,
+		       tl_guest_sends(&v->tl), ipi.vector, 0);
 	pthread_mutex_lock(&vm->apic_lock);
 	if (st == PVIPI_ILLEGAL_VECTOR) {
 		lapic_send_illegal(&v->irq.lapic);
@@ -332,6 +368,32 @@ void irq_thread_init(struct vcpu *v)
 
 /* ---- register accesses (on the vCPU's own thread) ---------------------- */
 
+/*
+ * --timeline: an exit that writes register @reg (offset >> 4).  ICR_HI is
+ * an xAPIC IPI's first exit (SDM 11.6.1: the ICR_LO write sends); EOI
+ * ends the highest vector in service (SDM 11.8.5), whose IPI id this
+ * vCPU took in at the injection.
+ */
+static void tl_apic_write(struct vcpu *v, unsigned reg)
+{
+	const struct lapic *l = &v->irq.lapic;
+	int i;
+
+	if (reg == APIC_ICR_HI >> 4) {
+		tl_add(&v->tl, TL_ICR_HI, v->tl.exit_tsc, 0,
+		       tl_guest_sends(&v->tl), 0, 0);
+	} else if (reg == APIC_EOI >> 4) {
+		for (i = 7; i >= 0 && !l->isr[i]; i--)
+			;
+		if (i >= 0) {
+			unsigned vec = i * 32 + 31 - __builtin_clz(l->isr[i]);
+
+			tl_add(&v->tl, TL_EOI, v->tl.exit_tsc, v->tl.isr[vec],
+			       0, vec, 0);
+		}
+	}
+}
+
 bool irq_mmio(struct vcpu *v, uint64_t gpa, unsigned len, bool write,
 	      uint64_t *val)
 {
@@ -340,6 +402,8 @@ bool irq_mmio(struct vcpu *v, uint64_t gpa, unsigned len, bool write,
 
 	if (!lapic_mmio_enabled(l) || (gpa & ~0xfffull) != (lapic_base(l) & APIC_BASE_ADDR_MASK))
 		return false;
+	if (write && tl_on(&v->tl))
+		tl_apic_write(v, (gpa & 0xfff) >> 4);
 	pthread_mutex_lock(&v->vm->apic_lock);
 	if (write) {
 		lapic_mmio_write(l, gpa & 0xfff, len, v32);
@@ -360,6 +424,8 @@ int irq_msr(struct vcpu *v, uint32_t msr, bool write, uint64_t *val)
 	if (msr != MSR_IA32_APIC_BASE && msr != MSR_IA32_TSC_DEADLINE &&
 	    (msr < MSR_X2APIC_BASE || msr > MSR_X2APIC_END))
 		return 1;
+	if (write && tl_on(&v->tl) && msr >= MSR_X2APIC_BASE)
+		tl_apic_write(v, msr - MSR_X2APIC_BASE);
 	pthread_mutex_lock(&v->vm->apic_lock);
 	r = write ? lapic_msr_write(&v->irq.lapic, msr, *val) :
 		    lapic_msr_read(&v->irq.lapic, msr, val);

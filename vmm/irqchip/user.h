@@ -118,6 +118,6 @@ bool timer_due(struct vcpu *v);		/* its APIC timer's deadline passed */
 void irq_collect(struct vcpu *v);	/* fold the PIR, take due timers */
 bool requests_pending(struct vcpu *v);	/* PIR, NMI, INIT or rendezvous */
 /* a request was stored for @t: kick or wake it (@self: the sender, or -1) */
-void irq_notify(struct vcpu *t, int self);
+int irq_notify(struct vcpu *t, int self);
 
 #endif

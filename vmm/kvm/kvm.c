@@ -449,6 +449,8 @@ static void kvm_cpuid_pv(struct vm *vm, struct kvm_cpuid2 *c, uint32_t kvm_has)
 		irqlab |= IRQLAB_FEATURE_PV_IPI;
 	if (vm->cfg->pv_eoi && vm->cfg->irqchip == IRQCHIP_USER)
 		irqlab |= IRQLAB_FEATURE_PV_EOI;
+	if (vm->cfg->timeline)
+		irqlab |= IRQLAB_FEATURE_TIMELINE;
 	if (vm->cfg->kvm_pv == KVMPV_ON) {
 		kvm |= cpuid_kvm_pv_features(kvm_has,
 					     vm->cfg->irqchip != IRQCHIP_USER);

@@ -116,6 +116,20 @@ static void vcpu_nmi(struct vcpu *v)
 }
 
 /*
+ * --timeline: KVM holds @vec now; the IPI id its sender posted with it is
+ * the one in service from here to its EOI (0: not an IPI).
+ */
+static void tl_inject(struct vcpu *v, int vec)
+{
+	uint32_t id = __atomic_exchange_n(&v->tl.pending[vec], 0,
+					  __ATOMIC_ACQUIRE);
+
+	v->tl.isr[vec] = id;
+	tl_add(&v->tl, TL_INJECT, tl_tsc(), id, 0, (unsigned)vec, 0);
+	v->tl.injected = true;
+}
+
+/*
  * --irqchip=user, before KVM_RUN.  False: not now (a request came in while
  * preparing, or the VM stops); the caller goes round again.
  */
@@ -148,6 +162,8 @@ static bool vcpu_prepare(struct vcpu *v)
 	vec = irq_before_run(v);
 	if (vec >= 0) {
 		kvm_inject_irq(v, vec);
+		if (tl_on(&v->tl))
+			tl_inject(v, vec);
 		/*
 		 * KVM holds it now, and only the next KVM_RUN refreshes the
 		 * flag.  Should irq_enter_guest() send us round again, a stale
@@ -267,7 +283,13 @@ static void *vcpu_thread(void *arg)
 				   now_ns() - kicked);
 			kicked = 0;
 		}
+		if (tl_on(&v->tl) && v->tl.injected) {
+			v->tl.injected = false;
+			tl_add(&v->tl, TL_ENTRY, tl_tsc(), 0, 0, 0, 0);
+		}
 		r = ioctl(v->fd, KVM_RUN, 0);
+		if (tl_on(&v->tl))
+			v->tl.exit_tsc = tl_tsc();
 		if (user_irqchip(v))
 			irq_leave_guest(v);
 		if (r < 0) {
@@ -284,6 +306,9 @@ static void *vcpu_thread(void *arg)
 				stats_exit(&v->stats, __atomic_load_n(&vm->phase,
 					   __ATOMIC_RELAXED), KVM_EXIT_INTR,
 					   err == EINTR ? cls_kick : cls_other);
+				if (tl_on(&v->tl) && err == EINTR)
+					tl_add(&v->tl, TL_KICKED,
+					       v->tl.exit_tsc, 0, 0, 0, 0);
 				kicked = now_ns();
 				continue;
 			}

@@ -1,0 +1,298 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The timeline (exit/timeline.c): the join of the VMM's stamps and the
+ * guest's into IPIs, phase by phase, its JSON, and the guest ring's port
+ * (dev/pvport.c).  The stamps here are written by hand, as a run would
+ * leave them.
+ */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dev/pvport.h"
+#include "exit/timeline.h"
+#include "hw/irqlab.h"
+
+#define VEC	0xd2
+
+static struct tl_event ev[2][32];
+static struct irqlab_tl_stamp st[2][32];
+static struct tl_cpu cpu[2];
+
+static void reset(void)
+{
+	memset(ev, 0, sizeof(ev));
+	memset(st, 0, sizeof(st));
+	memset(cpu, 0, sizeof(cpu));
+	cpu[0].ev = ev[0];
+	cpu[1].ev = ev[1];
+	cpu[0].st = st[0];
+	cpu[1].st = st[1];
+}
+
+TestSuite(timeline, .init = reset);
+
+static void vmm(int c, enum tl_kind k, uint64_t tsc, uint32_t id,
+		uint32_t seq, unsigned peer)
+{
+	ev[c][cpu[c].n++] = (struct tl_event){ .tsc = tsc, .id = id,
+		.seq = seq, .kind = (uint8_t)k, .vector = VEC,
+		.peer = (uint16_t)peer };
+}
+
+static void guest(int c, unsigned kind, uint64_t tsc, uint32_t seq)
+{
+	st[c][cpu[c].nst++] = (struct irqlab_tl_stamp){ .tsc = tsc,
+		.seq = seq, .kind = (uint8_t)kind, .vector = VEC };
+}
+
+/* one x2APIC IPI, CPU 0 to a CPU 1 asleep in HLT (user irqchip) */
+static void one_wake(uint32_t id, uint32_t seq, uint64_t t)
+{
+	guest(0, IRQLAB_TL_SEND, t, seq);
+	vmm(0, TL_EXIT, t + 10, 0, seq, 0);
+	vmm(0, TL_POST, t + 20, id, seq, 1);
+	vmm(0, TL_WAKE, t + 25, id, 0, 1);
+	vmm(1, TL_WOKE, t + 40, 0, 0, 0);
+	vmm(1, TL_INJECT, t + 50, id, 0, 0);
+	vmm(1, TL_ENTRY, t + 55, 0, 0, 0);
+	guest(1, IRQLAB_TL_HANDLER, t + 100, 0);
+	guest(1, IRQLAB_TL_EOI, t + 150, 0);
+	vmm(1, TL_EOI, t + 200, id, 0, 0);
+}
+
+Test(timeline, a_wake_has_every_phase_in_order)
+{
+	struct tl_result r;
+	const struct tl_ipi *p;
+
+	one_wake(1, 1, 1000);
+	cr_assert_eq(tl_join(cpu, 2, &r), 0);
+	cr_assert_eq(r.n, 1);
+	cr_assert_eq(r.complete, 1);
+	cr_assert_eq(r.backwards, 0);
+	p = &r.ipi[0];
+	cr_assert_eq(p->from, 0);
+	cr_assert_eq(p->to, 1);
+	cr_assert_eq(p->notify, TL_WAKE);
+	cr_assert_eq(p->t[TP_SEND], 1000);
+	cr_assert_eq(p->t[TP_ICR_HI], 0, "x2APIC: one ICR exit");
+	cr_assert_eq(p->t[TP_EXIT], 1010);
+	cr_assert_eq(p->t[TP_POST], 1020);
+	cr_assert_eq(p->t[TP_NOTIFY], 1025);
+	cr_assert_eq(p->t[TP_OUT], 1040);
+	cr_assert_eq(p->t[TP_INJECT], 1050);
+	cr_assert_eq(p->t[TP_ENTRY], 1055);
+	cr_assert_eq(p->t[TP_HANDLER], 1100);
+	cr_assert_eq(p->t[TP_EOI], 1150);
+	cr_assert_eq(p->t[TP_EOI_EXIT], 1200);
+	cr_assert_str_eq(tl_phase_name(TP_NOTIFY, p), "wake");
+	cr_assert_str_eq(tl_phase_name(TP_OUT, p), "awake");
+	cr_assert_str_eq(tl_phase_name(TP_EXIT, p), "ICR exit");
+	tl_result_free(&r);
+}
+
+Test(timeline, the_vmm_stamps_move_to_the_guest_clock)
+{
+	struct tl_result r;
+
+	/* the guest's TSC runs 5000 ahead of the host's */
+	one_wake(1, 1, 1000);
+	cpu[0].tsc_offset = cpu[1].tsc_offset = 5000;
+	st[0][0].tsc += 5000;
+	st[1][0].tsc += 5000;
+	st[1][1].tsc += 5000;
+	cr_assert_eq(tl_join(cpu, 2, &r), 0);
+	cr_assert_eq(r.ipi[0].t[TP_EXIT], 6010);
+	cr_assert_eq(r.ipi[0].t[TP_HANDLER], 6100);
+	cr_assert_eq(r.backwards, 0);
+	tl_result_free(&r);
+}
+
+Test(timeline, xapic_has_two_icr_exits)
+{
+	struct tl_result r;
+
+	guest(0, IRQLAB_TL_SEND, 1000, 1);
+	vmm(0, TL_ICR_HI, 1005, 0, 1, 0);
+	vmm(0, TL_ENTRY, 1006, 0, 0, 0);	/* back in, then ICR_LO */
+	vmm(0, TL_EXIT, 1010, 0, 1, 0);
+	vmm(0, TL_POST, 1020, 1, 1, 1);
+	vmm(0, TL_KICK, 1025, 1, 0, 1);
+	vmm(1, TL_KICKED, 1040, 0, 0, 0);
+	vmm(1, TL_INJECT, 1050, 1, 0, 0);
+	cr_assert_eq(tl_join(cpu, 2, &r), 0);
+	cr_assert_eq(r.ipi[0].t[TP_ICR_HI], 1005);
+	cr_assert_eq(r.ipi[0].t[TP_EXIT], 1010);
+	cr_assert_str_eq(tl_phase_name(TP_EXIT, &r.ipi[0]),
+			 "ICR_HI to ICR_LO exit");
+	cr_assert_str_eq(tl_phase_name(TP_OUT, &r.ipi[0]), "out of KVM_RUN");
+	cr_assert_eq(r.ipi[0].t[TP_OUT], 1040);
+	tl_result_free(&r);
+}
+
+Test(timeline, each_ipi_of_a_vector_keeps_its_own_points)
+{
+	struct tl_result r;
+
+	one_wake(1, 1, 1000);
+	one_wake(2, 2, 2000);
+	cr_assert_eq(tl_join(cpu, 2, &r), 0);
+	cr_assert_eq(r.n, 2);
+	cr_assert_eq(r.complete, 2);
+	cr_assert_eq(r.ipi[1].id, 2);
+	cr_assert_eq(r.ipi[1].t[TP_SEND], 2000);
+	cr_assert_eq(r.ipi[1].t[TP_INJECT], 2050);
+	cr_assert_eq(r.ipi[1].t[TP_HANDLER], 2100);
+	cr_assert_eq(r.ipi[1].t[TP_EOI_EXIT], 2200);
+	tl_result_free(&r);
+}
+
+Test(timeline, pv_eoi_leaves_no_eoi_exit)
+{
+	struct tl_result r;
+
+	one_wake(1, 1, 1000);
+	cpu[1].n--;		/* the flag took the EOI: no exit */
+	cr_assert_eq(tl_join(cpu, 2, &r), 0);
+	cr_assert_eq(r.complete, 1);
+	cr_assert_eq(r.ipi[0].t[TP_EOI], 1150);
+	cr_assert_eq(r.ipi[0].t[TP_EOI_EXIT], 0);
+	tl_result_free(&r);
+}
+
+Test(timeline, a_point_out_of_order_is_counted)
+{
+	struct tl_result r;
+
+	one_wake(1, 1, 1000);
+	st[0][0].tsc = 1015;	/* the guest's send after the VMM's exit */
+	cr_assert_eq(tl_join(cpu, 2, &r), 0);
+	cr_assert_eq(r.backwards, 1);
+	cr_assert(r.ipi[0].backwards);
+	tl_result_free(&r);
+}
+
+Test(timeline, a_hostile_ring_only_leaves_points_out)
+{
+	struct tl_result r;
+	unsigned i;
+
+	one_wake(1, 7, 1000);
+	srand(1);
+	for (i = cpu[0].nst; i < 32; i++)	/* garbage after the send */
+		st[0][i] = (struct irqlab_tl_stamp){ .tsc = (uint64_t)rand(),
+			.seq = (uint32_t)rand(), .kind = (uint8_t)rand(),
+			.vector = (uint8_t)rand() };
+	cpu[0].nst = 32;
+	cr_assert_eq(tl_join(cpu, 2, &r), 0);
+	cr_assert_eq(r.n, 1);
+	cr_assert_eq(r.ipi[0].t[TP_INJECT], 1050);
+	tl_result_free(&r);
+}
+
+static size_t count(const char *s, const char *what)
+{
+	size_t n = 0;
+
+	while ((s = strstr(s, what))) {
+		n++;
+		s++;
+	}
+	return n;
+}
+
+Test(timeline, the_json_has_slices_joined_by_flows)
+{
+	struct tl_result r;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	one_wake(1, 1, 1000);
+	one_wake(2, 2, 2000);
+	cr_assert_eq(tl_join(cpu, 2, &r), 0);
+	tl_write_json(f, cpu, 2, &r, 1000, "\"irqchip\":\"user\"");
+	fclose(f);
+	cr_assert(strstr(buf, "\"traceEvents\":["));
+	cr_assert(strstr(buf, "\"irqchip\":\"user\",\"tsc_khz\":1000"));
+	/* 10 points, 9 phases, per IPI */
+	cr_assert_eq(count(buf, "\"ph\":\"X\""), 18);
+	cr_assert_eq(count(buf, "\"ph\":\"s\""), 2);
+	cr_assert_eq(count(buf, "\"ph\":\"t\""), 14);
+	cr_assert_eq(count(buf, "\"ph\":\"f\""), 2);
+	cr_assert_eq(count(buf, "\"name\":\"thread_name\""), 2);
+	/* 1000 kHz: a tick is 1 us; the second IPI's send 1000 ticks on */
+	cr_assert(strstr(buf, "\"ts\":1000.000,\"dur\":10.000"), "%s", buf);
+	free(buf);
+	tl_result_free(&r);
+}
+
+static struct irqlab_tl_ring *got;
+static uint32_t got_size;
+static int calls;
+
+static void on_ring(void *ctx, int c, struct irqlab_tl_ring *ring,
+		    uint32_t size)
+{
+	(void)ctx;
+	(void)c;
+	got = ring;
+	got_size = size;
+	calls++;
+}
+
+Test(timeline, the_port_takes_only_a_ring_in_ram)
+{
+	struct guest_mem mem;
+	struct pvport pv = { .mem = &mem, .tl_ring = on_ring };
+	struct irqlab_tl_ring *r;
+
+	cr_assert_eq(mem_init(&mem, 1u << 20), 0);
+	r = mem_ptr(&mem, 0x2000, sizeof(*r));
+	r->size = 16;
+	pvport_write(&pv, IRQLAB_PORT_TIMELINE - IRQLAB_PORT_BASE, 4, 0x2000,
+		     0);
+	cr_assert_eq(got, r);
+	cr_assert_eq(got_size, 16);
+	cr_assert_eq(pv.bad_accesses, 0);
+	r->size = 1u << 19;	/* 8 MiB of stamps: past the 1 MiB of RAM */
+	pvport_write(&pv, IRQLAB_PORT_TIMELINE - IRQLAB_PORT_BASE, 4, 0x2000,
+		     0);
+	cr_assert_null(got);
+	cr_assert_eq(pv.bad_accesses, 1);
+	r->size = IRQLAB_TL_MAX + 1;
+	pvport_write(&pv, IRQLAB_PORT_TIMELINE - IRQLAB_PORT_BASE, 4, 0x2000,
+		     0);
+	cr_assert_null(got);
+	pvport_write(&pv, IRQLAB_PORT_TIMELINE - IRQLAB_PORT_BASE, 4, 0x2004,
+		     0);	/* not 8-byte aligned */
+	cr_assert_null(got);
+	cr_assert_eq(pv.bad_accesses, 3);
+	pvport_write(&pv, IRQLAB_PORT_TIMELINE - IRQLAB_PORT_BASE, 4, 0, 0);
+	cr_assert_null(got);	/* off */
+	cr_assert_eq(pv.bad_accesses, 3);
+	pv.tl_ring = NULL;	/* no --timeline: a bad access */
+	pvport_write(&pv, IRQLAB_PORT_TIMELINE - IRQLAB_PORT_BASE, 4, 0x2000,
+		     0);
+	cr_assert_eq(pv.bad_accesses, 4);
+	cr_assert_eq(calls, 5);
+	mem_free(&mem);
+}
+
+Test(timeline, recording_stops_at_the_ring_s_end)
+{
+	struct tl_vcpu t = { 0 };
+	unsigned i;
+
+	cr_assert(!tl_on(&t), "off until allocated");
+	cr_assert(tl_alloc(&t));
+	cr_assert(tl_on(&t));
+	for (i = 0; i < TL_EVENTS + 5; i++)
+		tl_add(&t, TL_EXIT, i, 0, 0, 0, 0);
+	cr_assert_eq(t.n, TL_EVENTS);
+	cr_assert_eq(t.dropped, 5);
+	cr_assert_eq(t.ev[TL_EVENTS - 1].tsc, TL_EVENTS - 1);
+	tl_free(&t);
+	cr_assert(!tl_on(&t));
+}

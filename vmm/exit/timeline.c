@@ -1,0 +1,408 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The timeline of every IPI: recording, the join, the Chrome Trace Event
+ * JSON (docs/ANATOMY.md has the phase model).  No KVM call: kvm/, exit/
+ * and irqchip/ hand it the stamps, so the join is tested on its own
+ * (tests/unit/test_timeline.c).
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "timeline.h"
+
+bool tl_alloc(struct tl_vcpu *t)
+{
+	/* mmap: a page counts in the RSS only once an event lands on it */
+	void *p = mmap(NULL, TL_EVENTS * sizeof(struct tl_event),
+		       PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+		       -1, 0);
+
+	if (p == MAP_FAILED)
+		return false;
+	t->ev = p;
+	return true;
+}
+
+void tl_free(struct tl_vcpu *t)
+{
+	if (t->ev)
+		munmap(t->ev, TL_EVENTS * sizeof(struct tl_event));
+	t->ev = NULL;
+}
+
+/* Only the vCPU's own thread writes its ring. */
+void tl_add(struct tl_vcpu *t, enum tl_kind k, uint64_t tsc, uint32_t id,
+	    uint32_t seq, unsigned vector, unsigned peer)
+{
+	struct tl_event *e;
+
+	if (t->n >= TL_EVENTS) {
+		t->dropped++;
+		return;
+	}
+	e = &t->ev[t->n++];
+	*e = (struct tl_event){ .tsc = tsc, .id = id, .seq = seq,
+				.kind = (uint8_t)k, .vector = (uint8_t)vector,
+				.peer = (uint16_t)peer };
+}
+
+uint32_t tl_guest_sends(const struct tl_vcpu *t)
+{
+	return t->guest ? __atomic_load_n(&t->guest->sends, __ATOMIC_RELAXED)
+			: 0;
+}
+
+/* ---- the join ------------------------------------------------------- */
+
+static uint64_t gtsc(const struct tl_cpu *c, uint64_t host)
+{
+	return host + (uint64_t)c->tsc_offset;
+}
+
+/* the first guest stamp of @kind and @vector at or after @tsc, from @i */
+static int stamp_after(const struct tl_cpu *c, uint32_t i, unsigned kind,
+		       unsigned vector, uint64_t tsc)
+{
+	for (; i < c->nst; i++)
+		if (c->st[i].kind == kind && c->st[i].vector == vector &&
+		    c->st[i].tsc >= tsc)
+			return (int)i;
+	return -1;
+}
+
+/* the guest's SEND stamp numbered @seq (stamps go in seq order) */
+static int send_stamp(const struct tl_cpu *c, uint32_t seq)
+{
+	uint32_t lo = 0, hi = c->nst, i;
+
+	/* a SEND's seq only grows along the ring: bisect on the SENDs */
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2, j = mid;
+
+		while (j < hi && c->st[j].kind != IRQLAB_TL_SEND)
+			j++;
+		if (j == hi) {
+			hi = mid;
+			continue;
+		}
+		if (c->st[j].seq < seq)
+			lo = j + 1;
+		else
+			hi = mid;
+	}
+	for (i = lo; i < c->nst; i++)
+		if (c->st[i].kind == IRQLAB_TL_SEND)
+			return c->st[i].seq == seq ? (int)i : -1;
+	return -1;
+}
+
+/* the first event of @kind on @c at index >= @i with a TSC >= @tsc */
+static int event_after(const struct tl_cpu *c, uint32_t i, unsigned kind,
+		       uint64_t tsc, uint32_t id)
+{
+	for (; i < c->n; i++)
+		if (c->ev[i].kind == kind && c->ev[i].tsc >= tsc &&
+		    (!id || c->ev[i].id == id))
+			return (int)i;
+	return -1;
+}
+
+struct tl_where {
+	uint16_t cpu;
+	uint32_t inject, eoi;	/* index + 1, 0: none */
+};
+
+static void join_target(const struct tl_cpu *t, const struct tl_where *w,
+			const struct tl_event *notify, struct tl_ipi *ipi)
+{
+	const struct tl_event *inj;
+	int i, h, e;
+
+	if (!w->inject)
+		return;
+	inj = &t->ev[w->inject - 1];
+	if (notify && (notify->kind == TL_KICK || notify->kind == TL_WAKE)) {
+		/* the kick's (or wake's) end: the first after it, before the
+		 * injection, on the target's thread */
+		i = event_after(t, 0, notify->kind == TL_KICK ? TL_KICKED :
+				TL_WOKE, notify->tsc, 0);
+		if (i >= 0 && (uint32_t)i < w->inject - 1)
+			ipi->t[TP_OUT] = gtsc(t, t->ev[i].tsc);
+	}
+	ipi->t[TP_INJECT] = gtsc(t, inj->tsc);
+	i = event_after(t, w->inject, TL_ENTRY, inj->tsc, 0);
+	if (i >= 0)
+		ipi->t[TP_ENTRY] = gtsc(t, t->ev[i].tsc);
+	h = stamp_after(t, 0, IRQLAB_TL_HANDLER, ipi->vector,
+			ipi->t[TP_ENTRY] ? ipi->t[TP_ENTRY] : ipi->t[TP_INJECT]);
+	if (h < 0)
+		return;
+	ipi->t[TP_HANDLER] = t->st[h].tsc;
+	e = stamp_after(t, (uint32_t)h + 1, IRQLAB_TL_EOI, ipi->vector,
+			t->st[h].tsc);
+	if (e >= 0)
+		ipi->t[TP_EOI] = t->st[e].tsc;
+	if (w->eoi)
+		ipi->t[TP_EOI_EXIT] = gtsc(t, t->ev[w->eoi - 1].tsc);
+}
+
+static void join_sender(const struct tl_cpu *s, uint32_t k,
+			struct tl_ipi *ipi)
+{
+	const struct tl_event *p = &s->ev[k];
+	int i;
+
+	ipi->t[TP_POST] = gtsc(s, p->tsc);
+	/* the exit (and ICR_HI's) just before the post, same seq */
+	for (i = (int)k - 1; i >= 0; i--) {
+		const struct tl_event *e = &s->ev[i];
+
+		if (e->kind == TL_EXIT && e->seq == p->seq &&
+		    !ipi->t[TP_EXIT]) {
+			ipi->t[TP_EXIT] = gtsc(s, e->tsc);
+		} else if (e->kind == TL_ICR_HI && e->seq == p->seq) {
+			ipi->t[TP_ICR_HI] = gtsc(s, e->tsc);
+			break;
+		} else if (e->kind == TL_EXIT || e->kind == TL_ICR_HI) {
+			break;		/* an earlier send's */
+		}
+	}
+	i = send_stamp(s, p->seq);
+	if (i >= 0)
+		ipi->t[TP_SEND] = s->st[i].tsc;
+}
+
+static void check_order(struct tl_ipi *ipi)
+{
+	uint64_t last = 0;
+	unsigned p;
+
+	for (p = 0; p < TP_NR; p++) {
+		if (!ipi->t[p])
+			continue;
+		if (ipi->t[p] < last)
+			ipi->backwards = true;
+		last = ipi->t[p];
+	}
+}
+
+/*
+ * Every TL_POST is one IPI (one sender, one target).  Its id finds the
+ * target's injection and EOI exit; the points between come from the
+ * target's thread and its guest ring by time.  Returns -1 without memory.
+ */
+int tl_join(const struct tl_cpu *cpu, unsigned ncpu, struct tl_result *r)
+{
+	struct tl_where *w;
+	uint32_t maxid = 0, n = 0, i;
+	unsigned c;
+
+	memset(r, 0, sizeof(*r));
+	for (c = 0; c < ncpu; c++)
+		for (i = 0; i < cpu[c].n; i++) {
+			if (cpu[c].ev[i].kind == TL_POST)
+				n++;
+			if (cpu[c].ev[i].id > maxid)
+				maxid = cpu[c].ev[i].id;
+		}
+	w = calloc((size_t)maxid + 1, sizeof(*w));
+	r->ipi = calloc(n ? n : 1, sizeof(*r->ipi));
+	if (!w || !r->ipi) {
+		free(w);
+		free(r->ipi);
+		r->ipi = NULL;
+		return -1;
+	}
+	for (c = 0; c < ncpu; c++)
+		for (i = 0; i < cpu[c].n; i++) {
+			const struct tl_event *e = &cpu[c].ev[i];
+
+			if (e->kind == TL_INJECT && e->id && !w[e->id].inject) {
+				w[e->id].cpu = (uint16_t)c;
+				w[e->id].inject = i + 1;
+			} else if (e->kind == TL_EOI && e->id &&
+				   w[e->id].inject && w[e->id].cpu == c &&
+				   !w[e->id].eoi) {
+				w[e->id].eoi = i + 1;
+			}
+		}
+	for (c = 0; c < ncpu; c++)
+		for (i = 0; i < cpu[c].n; i++) {
+			const struct tl_event *p = &cpu[c].ev[i], *nt = NULL;
+			struct tl_ipi *ipi;
+
+			if (p->kind != TL_POST)
+				continue;
+			ipi = &r->ipi[r->n++];
+			ipi->id = p->id;
+			ipi->from = (uint16_t)c;
+			ipi->to = p->peer;
+			ipi->vector = p->vector;
+			if (i + 1 < cpu[c].n && cpu[c].ev[i + 1].id == p->id &&
+			    cpu[c].ev[i + 1].kind >= TL_KICK &&
+			    cpu[c].ev[i + 1].kind <= TL_QUIET) {
+				nt = &cpu[c].ev[i + 1];
+				ipi->notify = nt->kind;
+				ipi->t[TP_NOTIFY] = gtsc(&cpu[c], nt->tsc);
+			}
+			join_sender(&cpu[c], i, ipi);
+			if (p->peer < ncpu && w[p->id].inject &&
+			    w[p->id].cpu == p->peer)
+				join_target(&cpu[p->peer], &w[p->id], nt, ipi);
+			check_order(ipi);
+			r->backwards += ipi->backwards;
+			r->complete += ipi->t[TP_SEND] && ipi->t[TP_POST] &&
+				       ipi->t[TP_INJECT] && ipi->t[TP_HANDLER];
+		}
+	free(w);
+	return 0;
+}
+
+void tl_result_free(struct tl_result *r)
+{
+	free(r->ipi);
+	memset(r, 0, sizeof(*r));
+}
+
+/* ---- the Chrome Trace Event format ----------------------------------- */
+
+/*
+ * A phase is named after what happens in it, and ends at its point.
+ * docs/ANATOMY.md lists them with the code and the SDM section behind.
+ */
+const char *tl_phase_name(enum tl_point p, const struct tl_ipi *ipi)
+{
+	switch (p) {
+	case TP_ICR_HI:
+		return "ICR_HI exit";
+	case TP_EXIT:
+		return ipi->t[TP_ICR_HI] ? "ICR_HI to ICR_LO exit" : "ICR exit";
+	case TP_POST:
+		return "decode and post";
+	case TP_NOTIFY:
+		return ipi->notify == TL_KICK ? "kick" :
+		       ipi->notify == TL_WAKE ? "wake" : "no kick";
+	case TP_OUT:
+		return ipi->notify == TL_KICK ? "out of KVM_RUN" : "awake";
+	case TP_INJECT:
+		return "to injection";
+	case TP_ENTRY:
+		return "KVM_INTERRUPT";
+	case TP_HANDLER:
+		return "entry to handler";
+	case TP_EOI:
+		return "handler";
+	case TP_EOI_EXIT:
+		return "EOI exit";
+	default:
+		return "send";
+	}
+}
+
+void tl_json_string(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; s && *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+
+		if (ch == '"' || ch == '\\')
+			fprintf(f, "\\%c", ch);
+		else if (ch < 0x20)
+			fprintf(f, "\\u%04x", ch);
+		else
+			fputc(ch, f);
+	}
+	fputc('"', f);
+}
+
+/* the track of a point: the target's from the notify's end on */
+static unsigned point_cpu(enum tl_point p, const struct tl_ipi *ipi)
+{
+	return p >= TP_OUT ? ipi->to : ipi->from;
+}
+
+static double us(uint64_t t, uint64_t t0, uint64_t khz)
+{
+	return (double)(t - t0) * 1000.0 / (double)khz;
+}
+
+static void write_ipi(FILE *f, const struct tl_ipi *ipi, uint64_t t0,
+		      uint64_t khz)
+{
+	unsigned p, prev = TP_NR, last = TP_NR, points = 0, nslices = 0;
+
+	for (p = 0; p < TP_NR; p++)
+		if (ipi->t[p]) {
+			last = p;
+			points++;
+		}
+	for (p = 0; p < TP_NR; p++) {
+		double ts, dur;
+
+		if (!ipi->t[p])
+			continue;
+		if (prev == TP_NR) {
+			prev = p;
+			continue;
+		}
+		ts = us(ipi->t[prev], t0, khz);
+		dur = us(ipi->t[p], t0, khz) - ts;
+		fprintf(f, ",\n{\"ph\":\"X\",\"pid\":1,\"tid\":%u,\"ts\":%.3f,"
+			"\"dur\":%.3f,\"cat\":\"ipi\",\"name\":",
+			point_cpu(p, ipi), ts, dur);
+		tl_json_string(f, tl_phase_name(p, ipi));
+		fprintf(f, ",\"args\":{\"ipi\":%u,\"vector\":%u,\"from\":%u,"
+			"\"to\":%u,\"from_point\":%u,\"to_point\":%u}}",
+			ipi->id, ipi->vector, ipi->from, ipi->to, prev, p);
+		/* a flow joins the slices: s, t..., f (bound to the slice
+		 * that encloses its ts: the phase just written); one slice
+		 * alone has none */
+		if (points > 2)
+			fprintf(f, ",\n{\"ph\":\"%s\",\"pid\":1,\"tid\":%u,"
+				"\"ts\":%.3f,\"cat\":\"ipi\",\"name\":\"ipi\","
+				"\"id\":%u%s}",
+				nslices == 0 ? "s" : p == last ? "f" : "t",
+				point_cpu(p, ipi), ts, ipi->id,
+				p == last ? ",\"bp\":\"e\"" : "");
+		nslices++;
+		prev = p;
+	}
+}
+
+void tl_write_json(FILE *f, const struct tl_cpu *cpu, unsigned ncpu,
+		   const struct tl_result *r, uint64_t tsc_khz,
+		   const char *meta)
+{
+	uint64_t t0 = UINT64_MAX, dropped = 0, st_dropped = 0;
+	unsigned c, p;
+	uint32_t i;
+
+	if (!tsc_khz)
+		tsc_khz = 1000000;	/* no rate known: 1 GHz, said below */
+	for (i = 0; i < r->n; i++)
+		for (p = 0; p < TP_NR; p++)
+			if (r->ipi[i].t[p] && r->ipi[i].t[p] < t0)
+				t0 = r->ipi[i].t[p];
+	if (t0 == UINT64_MAX)
+		t0 = 0;
+	for (c = 0; c < ncpu; c++) {
+		dropped += cpu[c].dropped;
+		st_dropped += cpu[c].st_dropped;
+	}
+	fprintf(f, "{\"displayTimeUnit\":\"ns\",\"otherData\":{%s%s"
+		"\"tsc_khz\":%" PRIu64 ",\"t0_tsc\":%" PRIu64 ",\"ipis\":%u,"
+		"\"complete\":%u,\"backwards\":%u,\"vmm_dropped\":%" PRIu64
+		",\"guest_dropped\":%" PRIu64 "},\n\"traceEvents\":[\n"
+		"{\"ph\":\"M\",\"pid\":1,\"tid\":0,\"name\":\"process_name\","
+		"\"args\":{\"name\":\"irqlab-vmm (guest TSC)\"}}",
+		meta ? meta : "", meta && *meta ? "," : "", tsc_khz, t0,
+		r->n, r->complete, r->backwards, dropped, st_dropped);
+	for (c = 0; c < ncpu; c++)
+		fprintf(f, ",\n{\"ph\":\"M\",\"pid\":1,\"tid\":%u,\"name\":"
+			"\"thread_name\",\"args\":{\"name\":\"vcpu%u\"}}", c, c);
+	for (i = 0; i < r->n; i++)
+		write_ipi(f, &r->ipi[i], t0, tsc_khz);
+	fputs("\n]}\n", f);
+}

@@ -1,0 +1,135 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The timeline of every IPI (--timeline FILE, docs/ANATOMY.md).
+ *
+ * Each vCPU thread stamps its part of an IPI into its own ring, with the
+ * host TSC: fixed-size records, no lock, no stdio.  Another thread only
+ * stores the IPI id it posted into the target's @pending.  The guest
+ * stamps its part into rings in guest RAM (hw/irqlab.h, struct
+ * irqlab_tl_ring).  When the run ends, tl_join() ties both by IPI id into
+ * phases on one clock, the guest's TSC (host TSC + KVM's TSC offset), and
+ * tl_write_json() writes them in the Chrome Trace Event format.
+ *
+ * Off (no --timeline), @ev is NULL and each hook is one predictable
+ * branch: tl_on().
+ */
+#ifndef VMM_TIMELINE_H
+#define VMM_TIMELINE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "hw/irqlab.h"
+
+enum tl_kind {
+	TL_ICR_HI,	/* xAPIC: the ICR_HI write reached userspace; @seq */
+	TL_EXIT,	/* the ICR (ICR_LO) or doorbell write did; @seq */
+	TL_POST,	/* @vector posted to vCPU @peer as IPI @id */
+	TL_KICK,	/* @peer was in KVM_RUN: signalled out of it */
+	TL_WAKE,	/* @peer slept in HLT: futex woken */
+	TL_QUIET,	/* @peer was outside the guest: nothing to do */
+	TL_KICKED,	/* this vCPU's KVM_RUN returned for a kick */
+	TL_WOKE,	/* this vCPU's HLT sleep ended */
+	TL_INJECT,	/* KVM_INTERRUPT of @vector, IPI @id */
+	TL_ENTRY,	/* the KVM_RUN that takes it in */
+	TL_EOI,		/* an EOI write reached userspace, @id in service */
+	TL_NR_KINDS
+};
+
+struct tl_event {
+	uint64_t tsc;		/* host TSC */
+	uint32_t id;		/* IPI id (1, 2, ...), 0: none */
+	uint32_t seq;		/* the sender's irqlab_tl_ring.sends */
+	uint8_t kind;		/* enum tl_kind */
+	uint8_t vector;
+	uint16_t peer;		/* TL_POST..TL_QUIET: the target vCPU */
+	uint32_t pad;
+};
+
+#define TL_EVENTS	65536	/* per vCPU: 1.5 MiB, touched as it fills */
+
+struct tl_vcpu {
+	struct tl_event *ev;	/* NULL: off */
+	uint32_t n;		/* events written */
+	uint64_t dropped;	/* events past TL_EVENTS */
+	uint64_t exit_tsc;	/* host TSC at KVM_RUN's last return */
+	bool injected;		/* TL_INJECT waits for its TL_ENTRY */
+	uint32_t pending[256];	/* IPI id posted at each vector (atomic) */
+	uint32_t isr[256];	/* IPI id taken in at each vector */
+	/* the guest's ring: its host address and the size it registered */
+	struct irqlab_tl_ring *guest;
+	uint32_t guest_size;
+};
+
+static inline bool tl_on(const struct tl_vcpu *t)
+{
+	return __builtin_expect(t->ev != NULL, 0);
+}
+
+static inline uint64_t tl_tsc(void)
+{
+	return __builtin_ia32_rdtsc();
+}
+
+bool tl_alloc(struct tl_vcpu *t);
+void tl_free(struct tl_vcpu *t);
+void tl_add(struct tl_vcpu *t, enum tl_kind k, uint64_t tsc, uint32_t id,
+	    uint32_t seq, unsigned vector, unsigned peer);
+/* the guest's irqlab_tl_ring.sends now (0: no ring) */
+uint32_t tl_guest_sends(const struct tl_vcpu *t);
+
+/* One vCPU's input to the join: its events, its guest stamps (a copy),
+ * and its TSC offset (guest TSC = host TSC + @tsc_offset). */
+struct tl_cpu {
+	const struct tl_event *ev;
+	uint32_t n;
+	uint64_t dropped;
+	const struct irqlab_tl_stamp *st;
+	uint32_t nst;
+	uint32_t st_dropped;	/* the guest's count past its size */
+	int64_t tsc_offset;
+};
+
+/* The points of one IPI, in order; a point the run did not have is 0. */
+enum tl_point {
+	TP_SEND,	/* guest: before the ICR write */
+	TP_ICR_HI,	/* xAPIC ICR_HI exit */
+	TP_EXIT,	/* the ICR (ICR_LO) or doorbell exit */
+	TP_POST,	/* decoded and posted */
+	TP_NOTIFY,	/* kick sent, wake sent, or nothing needed */
+	TP_OUT,		/* target out of KVM_RUN, or awake */
+	TP_INJECT,	/* KVM_INTERRUPT */
+	TP_ENTRY,	/* KVM_RUN */
+	TP_HANDLER,	/* guest: the handler's first line */
+	TP_EOI,		/* guest: before the EOI */
+	TP_EOI_EXIT,	/* the EOI exit */
+	TP_NR
+};
+
+struct tl_ipi {
+	uint32_t id;
+	uint16_t from, to;
+	uint8_t vector;
+	uint8_t notify;		/* TL_KICK, TL_WAKE or TL_QUIET */
+	bool backwards;		/* a point before the one ahead of it */
+	uint64_t t[TP_NR];	/* guest TSC; 0: absent */
+};
+
+struct tl_result {
+	struct tl_ipi *ipi;
+	uint32_t n;
+	uint32_t complete;	/* with send, post, injection and handler */
+	uint32_t backwards;
+};
+
+const char *tl_phase_name(enum tl_point p, const struct tl_ipi *ipi);
+int tl_join(const struct tl_cpu *cpu, unsigned ncpu, struct tl_result *r);
+void tl_result_free(struct tl_result *r);
+/* @meta: the "otherData" object's members, already JSON ("k":v,...) */
+void tl_write_json(FILE *f, const struct tl_cpu *cpu, unsigned ncpu,
+		   const struct tl_result *r, uint64_t tsc_khz,
+		   const char *meta);
+void tl_json_string(FILE *f, const char *s);
+
+#endif
