@@ -22,7 +22,7 @@ PROSE = {'and', 'sure', 'it', 'the', 'a', 'them', 'that', 'this', 'its',
          'one', 'no', 'up', 'use', 'every', 'each', 'with', 'what', 'any',
          'how', 'all', 'is'}
 # the repository's tools whose --help lists their options
-TOOLS = ['guest-bench/run', 'guest-bench/report', 'guest-bench/conformance',
+TOOLS = ['guest-bench/run', 'guest-bench/anatomy', 'guest-bench/report', 'guest-bench/conformance',
          'guest-bench/linux-bench', 'guest-bench/calib-bench.py',
          'guest-bench/boot-bench', 'guest-bench/grub-bench',
          'scripts/qemu-kvm-cpu', 'scripts/mkiso', 'scripts/build-deps.sh',

@@ -395,12 +395,12 @@ void tl_write_json(FILE *f, const struct tl_cpu *cpu, unsigned ncpu,
 		"\"tsc_khz\":%" PRIu64 ",\"t0_tsc\":%" PRIu64 ",\"ipis\":%u,"
 		"\"complete\":%u,\"backwards\":%u,\"vmm_dropped\":%" PRIu64
 		",\"guest_dropped\":%" PRIu64 "},\n\"traceEvents\":[\n"
-		"{\"ph\":\"M\",\"pid\":1,\"tid\":0,\"name\":\"process_name\","
+		"{\"ph\":\"M\",\"pid\":1,\"tid\":0,\"ts\":0,\"name\":\"process_name\","
 		"\"args\":{\"name\":\"irqlab-vmm (guest TSC)\"}}",
 		meta ? meta : "", meta && *meta ? "," : "", tsc_khz, t0,
 		r->n, r->complete, r->backwards, dropped, st_dropped);
 	for (c = 0; c < ncpu; c++)
-		fprintf(f, ",\n{\"ph\":\"M\",\"pid\":1,\"tid\":%u,\"name\":"
+		fprintf(f, ",\n{\"ph\":\"M\",\"pid\":1,\"tid\":%u,\"ts\":0,\"name\":"
 			"\"thread_name\",\"args\":{\"name\":\"vcpu%u\"}}", c, c);
 	for (i = 0; i < r->n; i++)
 		write_ipi(f, &r->ipi[i], t0, tsc_khz);
