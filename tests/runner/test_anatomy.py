@@ -1,0 +1,64 @@
+# SPDX-License-Identifier: MIT
+"""runner/anatomy.py: the per-phase breakdown of a --timeline file, on a
+file written here (the shape vmm/exit/timeline.c writes)."""
+import json
+
+import pytest
+
+from runner import anatomy
+
+
+def slices(ipi, vector, points, t0):
+    """The X slices of one IPI through @points, each 10 us on."""
+    out = []
+    for i, (a, b) in enumerate(zip(points, points[1:])):
+        out.append({'ph': 'X', 'pid': 1, 'tid': 0, 'cat': 'ipi',
+                    'ts': t0 + 10 * i, 'dur': 10.0 * (1 + (b == 8)),
+                    'name': 'p%d' % b,
+                    'args': {'ipi': ipi, 'vector': vector, 'from': 0,
+                             'to': 1, 'from_point': a, 'to_point': b}})
+    return out
+
+
+def doc(tmp_path, ipis):
+    ev = [{'ph': 'M', 'pid': 1, 'tid': 0, 'ts': 0, 'name': 'process_name',
+           'args': {'name': 'irqlab-vmm'}}]
+    for e in ipis:
+        ev += e
+    p = tmp_path / 't.json'
+    p.write_text(json.dumps({'otherData': {'irqchip': 'user', 'cpus': 2,
+                                           'pv_eoi': True},
+                             'traceEvents': ev}))
+    return anatomy.load(str(p))
+
+
+def test_breakdown_per_phase_and_end_to_end(tmp_path):
+    # send(0) ICR exit(2) posted(3) injected(6) handler(8) EOI(9)
+    d = doc(tmp_path, [slices(1, 0xd2, [0, 2, 3, 6, 8, 9], 0),
+                       slices(2, 0xd2, [0, 2, 3, 6, 8, 9], 100),
+                       slices(3, 0xd0, [0, 2, 3, 6, 8], 200)])
+    rows, s = anatomy.breakdown(d, 0xd2)
+    assert [r[1] for r in rows] == [2, 3, 6, 8, 9]
+    assert all(r[2] == 2 for r in rows)
+    # send to handler: 10 + 10 + 10 + 20 us
+    assert s == {'n': 2, 'p50': 50, 'p90': 50, 'p99': 50}
+    share = {r[1]: r[6] for r in rows}
+    assert share[8] == pytest.approx(0.4) and share[9] is None
+    assert anatomy.breakdown(d)[1]['n'] == 3
+
+
+def test_table_and_side_by_side(tmp_path):
+    d = doc(tmp_path, [slices(1, 0xd2, [0, 2, 8], 0)])
+    t = anatomy.table(d)
+    assert '| p2 | ICR exit | 1 | 10.00 |' in t
+    assert '| **send to handler** | | 1 | 30.00 |' in t
+    assert anatomy.describe(d) == 'user irqchip, 2 vCPUs, pv_eoi'
+    two = anatomy.side_by_side([d, d], ['a', 'b'])
+    assert '| p8 | 20.00 (67%) | 20.00 (67%) |' in two
+
+
+def test_not_a_timeline(tmp_path, capsys):
+    p = tmp_path / 'x.json'
+    p.write_text('{"a": 1}')
+    assert anatomy.main([str(p)]) == 2
+    assert 'no traceEvents' in capsys.readouterr().err
