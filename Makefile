@@ -90,7 +90,7 @@ BINDIR	:= $(PREFIX)/bin
 DATADIR	:= $(PREFIX)/share/irqlab
 MAN1DIR	:= $(PREFIX)/share/man/man1
 
-.PHONY: all run run-nested iso man install uninstall labs lab grade conformance test unit integration fuzz fuzz-probe bench-pir bench-calib bench bench-boot bench-grub linux-guest bench-linux tsan-storm clean FORCE
+.PHONY: all run run-nested iso man install uninstall labs lab grade conformance test unit integration fuzz fuzz-probe bench-pir bench-calib bench anatomy bench-boot bench-grub linux-guest bench-linux tsan-storm clean FORCE
 all: $(VMM) $(KERNEL) $(KERNEL32) $(KERNEL_PVH)
 
 $(VMM): $(VMM_OBJS)
@@ -164,6 +164,25 @@ bench: all $(NATIVE_FUTEX)
 		rig=--rig; fi; \
 	echo "$(PYTHON) guest-bench/run $(if $(QUICK),--quick) $$rig"; \
 	$(PYTHON) guest-bench/run $(if $(QUICK),--quick) $$rig
+
+# docs/ANATOMY.md: ipi_wake and ipi_pingpong with --timeline under each
+# irqchip, APIC mode and latency knob, the phases side by side, written to
+# docs/results/HOST-DATE-anatomy.md (QUICK=1: fewer, smaller, not
+# written).  Without a usable /dev/kvm it runs in the nested rig, as make
+# bench does, and says so; RIG=1 puts it there anyway, RIG=0 refuses.
+anatomy: all
+	@rig=$(if $(filter 1,$(RIG)),--rig); \
+	if [ -z "$$rig" ] && ! { $(KVM_USABLE); }; then \
+		if [ "$(RIG)" = 0 ]; then \
+			echo "make anatomy: no usable /dev/kvm here, and RIG=0" \
+				"keeps irqlab-vmm out of the nested rig" >&2; \
+			exit 2; fi; \
+		scripts/build-deps.sh --rig; \
+		echo "note: no usable /dev/kvm here: irqlab-vmm runs in the" \
+			"nested rig (RIG=0 refuses)" >&2; \
+		rig=--rig; fi; \
+	echo "$(PYTHON) guest-bench/anatomy --run $(if $(QUICK),--quick) $$rig"; \
+	$(PYTHON) guest-bench/anatomy --run $(if $(QUICK),--quick) $$rig
 
 # docs/CONFORMANCE.md: every check step under every configuration here
 # (irqlab-vmm's three irqchips x two APIC modes, QEMU TCG and KVM, Bochs);

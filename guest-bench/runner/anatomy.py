@@ -15,13 +15,17 @@ prints one table per file, or, for several, one row per phase and a
 column per file (its p50 and share)."""
 import argparse
 import json
+import os
 import sys
+import time
 
 from runner import stats
 
 POINTS = ('send', 'ICR_HI exit', 'ICR exit', 'posted', 'notified',
           'target out', 'injected', 'entry', 'handler', 'EOI', 'EOI exit')
 HANDLER = POINTS.index('handler')
+DOC_BEGIN = '<!-- anatomy-results:begin -->'
+DOC_END = '<!-- anatomy-results:end -->'
 
 
 class TimelineError(ValueError):
@@ -141,15 +145,147 @@ def side_by_side(docs, names, vector=None):
     return '\n'.join(out)
 
 
+# make anatomy's configurations: (name, irqchip, apic, irqlab-vmm args).
+# User mode with each latency knob (docs/BENCHMARKS.md "Latency knobs";
+# --pv-ipi changes only multicasts, so ipi_wake's IPIs keep their phases
+# there), KVM's LAPIC with and without PV EOI (the guest's points only).
+KNOBS = (('base', []), ('pveoi', ['--pv-eoi=on']), ('pvipi', ['--pv-ipi=on']),
+         ('hp200', ['--halt-poll', '200']), ('hltguest', ['--hlt=guest']))
+
+
+def configs(quick=False):
+    out = []
+    for apic in ('x2apic', 'xapic'):
+        for knob, args in KNOBS:
+            if quick and knob not in ('base', 'pveoi'):
+                continue
+            out.append(('user-%s-%s' % (apic, knob), 'user', apic, args))
+        for chip in ('split', 'kernel'):
+            for knob, args in KNOBS[:1 if quick else 2]:
+                out.append(('%s-%s-%s' % (chip, apic, knob), chip, apic,
+                            args))
+    return out
+
+
+def say(msg):
+    print(msg, file=sys.stderr, flush=True)
+
+
+def run(out_dir, quick=False, rig=False, only=None):
+    """Boot each configuration (ipi_wake and ipi_pingpong with the
+    timeline on) and return [(name, timeline path or None, why)]."""
+    from runner import boot, rigserver
+    iters = 100 if quick else 500
+    os.makedirs(out_dir, exist_ok=True)
+    server = None
+    done = []
+    try:
+        for name, chip, apic, args in configs(quick):
+            if only and name not in only:
+                continue
+            tl = os.path.join(out_dir, name + '.json')
+            cmd = boot.vmm_cmd(
+                append='bench=ipi_wake,ipi_pingpong iters=%d apic=%s' % (
+                    iters, apic), cpus=2, irqchip=chip,
+                args=['--timeline', os.path.relpath(tl, boot.ROOT)] + args)
+            if os.path.exists(tl):
+                os.unlink(tl)
+            if rig:
+                if server is None:
+                    server = rigserver.RigServer(boot.ROOT, smp=2)
+                    say('anatomy: the nested rig, 2 CPUs (%s)' % server.log)
+                    server.start()
+                res = boot.run_in_rig(server, cmd, 300,
+                                      err_path=tl[:-5] + '.err')
+            else:
+                res = boot.run(cmd, 300, err_path=tl[:-5] + '.err')
+            with open(tl[:-5] + '.out', 'w') as f:
+                f.write(res.out)
+            ok = res.status == 0 and os.path.exists(tl)
+            why = '' if ok else 'status %s' % res.status
+            say('anatomy: %-22s %s' % (name, 'ok' if ok else why))
+            done.append((name, tl if ok else None, why))
+    finally:
+        if server:
+            server.stop()
+    return done
+
+
+def report(done, host, rig):
+    """The side-by-side tables of a run, in markdown."""
+    ok = [(n, load(p)) for n, p, _ in done if p]
+    out = ['Host: %s%s.  Each column is one boot of `irqlab-vmm --cpus 2 '
+           '--timeline` with `bench=ipi_wake,ipi_pingpong`; a cell is the '
+           "phase's p50 in us and its share of the send-to-handler p50 "
+           '(docs/ANATOMY.md).  split and kernel: the guest\'s points only.'
+           % (host, ' (the nested rig: Linux\'s KVM under QEMU TCG, times '
+                    'are QEMU\'s)' if rig else ''), '']
+    bad = [(n, why) for n, p, why in done if not p]
+    for title, vec in (('ipi_wake (vector 0xd2)', 0xd2),
+                       ('ipi_pingpong, ping (vector 0xd0)', 0xd0)):
+        for chip in ('user', 'split', 'kernel'):
+            cols = [(n, d) for n, d in ok if n.startswith(chip + '-')]
+            if not cols:
+                continue
+            out += ['## %s, %s irqchip' % (title, chip), '',
+                    side_by_side([d for _, d in cols],
+                                 [n[len(chip) + 1:] for n, _ in cols], vec),
+                    '']
+    if bad:
+        out += ['Not run: ' + ', '.join('%s (%s)' % b for b in bad), '']
+    return '\n'.join(out)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(
         prog='guest-bench/anatomy',
         description='The per-phase breakdown of irqlab-vmm --timeline '
-                    'files (docs/ANATOMY.md).')
-    ap.add_argument('files', nargs='+', metavar='FILE')
+                    'files (docs/ANATOMY.md); with --run, make anatomy: '
+                    'boot every configuration first.')
+    ap.add_argument('files', nargs='*', metavar='FILE')
     ap.add_argument('--vector', type=lambda v: int(v, 0),
                     help='only the IPIs of this vector (0xd2: ipi_wake)')
+    ap.add_argument('--run', action='store_true',
+                    help='boot user/split/kernel x xAPIC/x2APIC x the '
+                    'latency knobs with the timeline on, print the tables '
+                    'side by side and write docs/results/HOST-DATE-'
+                    'anatomy.md')
+    ap.add_argument('--quick', action='store_true',
+                    help='with --run: 100 iterations, the base and PV EOI '
+                    'configurations only, nothing written to docs/')
+    ap.add_argument('--rig', action='store_true',
+                    help='with --run: boot in the nested rig (where there '
+                    'is no /dev/kvm)')
+    ap.add_argument('--only', action='append', metavar='CONFIG',
+                    help='with --run: just this configuration (again for '
+                    'more): ' + ', '.join(c[0] for c in configs()))
+    ap.add_argument('--out', default=os.path.join('build', 'anatomy'),
+                    help='with --run: where the timelines go (default '
+                    'build/anatomy)')
     a = ap.parse_args(argv)
+    if a.run:
+        from runner import markdown
+        rig = a.rig
+        done = run(a.out, a.quick, rig, a.only)
+        host = markdown.host_kind(rig)
+        md = report(done, host, rig)
+        print(md)
+        if not any(p for _, p, _ in done):
+            print('anatomy: no configuration ran', file=sys.stderr)
+            return 1
+        if not a.quick and not a.only:
+            root = os.path.dirname(os.path.dirname(os.path.dirname(
+                os.path.abspath(__file__))))
+            date = time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())
+            path = markdown.publish(
+                md, date, host, os.path.join(root, 'docs', 'results'),
+                os.path.join(root, 'docs', 'ANATOMY.md'), 'make anatomy',
+                '-anatomy', DOC_BEGIN, DOC_END)
+            print('anatomy: wrote %s' % os.path.relpath(path),
+                  file=sys.stderr)
+        return 0 if all(p for _, p, _ in done) else 1
+    if not a.files:
+        ap.error('a FILE, or --run')
     try:
         docs = [load(f) for f in a.files]
     except TimelineError as e:

@@ -3,6 +3,7 @@
 summaries, the notes; and docs/BENCHMARKS.md's results part, between
 its markers."""
 import os
+import re
 
 from . import report
 
@@ -226,22 +227,31 @@ def host_kind(rig=False):
     return '%s-%s' % (vendor, kind)
 
 
-def publish(md, date, kind, results_dir, doc):
-    """A full run's report: @md into @results_dir/KIND-DATE.md (named by
-    host and date; history is in git), then @doc's list of the results
-    files, newest first, between its markers.  Returns the new file."""
+# a results file's name: KIND-DATE.md, or KIND-DATE-TAG.md for a tool
+# other than make bench (make anatomy: -anatomy)
+RESULT_NAME = re.compile(r'-(\d{4}-\d\d-\d\dT\d{4})Z(-[a-z]+)?\.md$')
+
+
+def publish(md, date, kind, results_dir, doc, what='make bench', tag='',
+            begin=DOC_BEGIN, end=DOC_END):
+    """A full run's report: @md into @results_dir/KIND-DATE[TAG].md (named
+    by host and date; history is in git), then @doc's list of the results
+    files of that @tag, newest first, between its markers.  Returns the
+    new file."""
     os.makedirs(results_dir, exist_ok=True)
     stamp = date.replace(':', '')[:15]          # 2026-12-06T1952
-    path = os.path.join(results_dir, '%s-%sZ.md' % (kind, stamp))
+    path = os.path.join(results_dir, '%s-%sZ%s.md' % (kind, stamp, tag))
     with open(path, 'w') as f:
-        f.write('# make bench on %s, %s\n\n' % (kind, date) + md)
-    names = sorted((n for n in os.listdir(results_dir)
-                    if n.endswith('.md')),
-                   key=lambda n: n.rsplit('-', 3)[-3:], reverse=True)
+        f.write('# %s on %s, %s\n\n' % (what, kind, date) + md)
+    found = [(m.group(1), n) for n, m in
+             ((n, RESULT_NAME.search(n)) for n in os.listdir(results_dir))
+             if m and (m.group(2) or '') == tag]
+    names = [n for _, n in sorted(found, reverse=True)]
     rel = os.path.relpath(results_dir, os.path.dirname(doc) or '.')
     listing = '\n'.join('- [%s](%s/%s)' % (n[:-3], rel, n) for n in names)
-    update_doc(doc, 'The results of every full `make bench` run, newest '
-               'first, as the runner wrote them:\n\n' + listing + '\n')
+    update_doc(doc, 'The results of every full `%s` run, newest first, as '
+               'the runner wrote them:\n\n' % what + listing + '\n',
+               begin, end)
     return path
 
 
