@@ -296,3 +296,26 @@ Test(timeline, recording_stops_at_the_ring_s_end)
 	tl_free(&t);
 	cr_assert(!tl_on(&t));
 }
+
+Test(timeline, with_kvm_s_lapic_the_guest_s_points_alone)
+{
+	struct tl_result r;
+
+	/* no TL_POST: irqlab-vmm saw no IPI; the guest's send names CPU 1 */
+	guest(0, IRQLAB_TL_SEND, 1000, 1);
+	st[0][0].dest = 1;
+	guest(1, IRQLAB_TL_HANDLER, 900, 0);	/* an earlier one's */
+	guest(1, IRQLAB_TL_HANDLER, 1100, 0);
+	guest(1, IRQLAB_TL_EOI, 1150, 0);
+	guest(0, IRQLAB_TL_SEND, 2000, 2);
+	st[0][1].dest = 7;			/* no such CPU: left out */
+	cr_assert_eq(tl_join(cpu, 2, &r), 0);
+	cr_assert_eq(r.n, 1);
+	cr_assert_eq(r.complete, 1);
+	cr_assert_eq(r.ipi[0].to, 1);
+	cr_assert_eq(r.ipi[0].t[TP_SEND], 1000);
+	cr_assert_eq(r.ipi[0].t[TP_HANDLER], 1100);
+	cr_assert_eq(r.ipi[0].t[TP_EOI], 1150);
+	cr_assert_eq(r.ipi[0].t[TP_POST], 0);
+	tl_result_free(&r);
+}

@@ -353,9 +353,9 @@ static void timeline_report(struct vm *vm)
 		meta = timeline_meta(vm);
 		tl_write_json(f, c, vm->nr_vcpus, &r, vm->tsc_khz, meta);
 		free(meta);
-		fprintf(stderr, "timeline: %u IPIs, %u with send, post, "
-			"injection and handler, %u out of order: %s\n", r.n,
-			r.complete, r.backwards, vm->cfg->timeline);
+		fprintf(stderr, "timeline: %u IPIs, %u complete, %u out of "
+			"order: %s\n", r.n, r.complete, r.backwards,
+			vm->cfg->timeline);
 	}
 	if (f && fclose(f))
 		warn("--timeline %s: %s", vm->cfg->timeline, strerror(errno));

@@ -189,6 +189,62 @@ static void check_order(struct tl_ipi *ipi)
 }
 
 /*
+ * With KVM's LAPIC (split, kernel) irqlab-vmm posts nothing: an IPI is
+ * the guest's send to one APIC ID (irqlab's vCPU n has ID n) and the
+ * target's first handler of that vector after it, then its EOI.  The
+ * send's seq gives the id, so a run's ids stay apart per sender.
+ */
+static uint32_t count_guest_ipis(const struct tl_cpu *cpu, unsigned ncpu)
+{
+	uint32_t n = 0, i;
+	unsigned c;
+
+	for (c = 0; c < ncpu; c++)
+		for (i = 0; i < cpu[c].nst; i++)
+			n += cpu[c].st[i].kind == IRQLAB_TL_SEND &&
+			     cpu[c].st[i].dest < ncpu;
+	return n;
+}
+
+static void join_guest(const struct tl_cpu *cpu, unsigned ncpu,
+		       struct tl_result *r)
+{
+	uint32_t i;
+	unsigned c;
+
+	for (c = 0; c < ncpu; c++)
+		for (i = 0; i < cpu[c].nst; i++) {
+			const struct irqlab_tl_stamp *s = &cpu[c].st[i];
+			const struct tl_cpu *t;
+			struct tl_ipi *ipi;
+			int h, e;
+
+			if (s->kind != IRQLAB_TL_SEND || s->dest >= ncpu)
+				continue;
+			ipi = &r->ipi[r->n++];
+			ipi->id = r->n;
+			ipi->from = (uint16_t)c;
+			ipi->to = s->dest;
+			ipi->vector = s->vector;
+			ipi->t[TP_SEND] = s->tsc;
+			t = &cpu[s->dest];
+			h = stamp_after(t, 0, IRQLAB_TL_HANDLER, s->vector,
+					s->tsc);
+			if (h >= 0) {
+				ipi->t[TP_HANDLER] = t->st[h].tsc;
+				e = stamp_after(t, (uint32_t)h + 1,
+						IRQLAB_TL_EOI, s->vector,
+						t->st[h].tsc);
+				if (e >= 0)
+					ipi->t[TP_EOI] = t->st[e].tsc;
+			}
+			check_order(ipi);
+			r->backwards += ipi->backwards;
+			r->complete += !!ipi->t[TP_HANDLER];
+		}
+}
+
+/*
  * Every TL_POST is one IPI (one sender, one target).  Its id finds the
  * target's injection and EOI exit; the points between come from the
  * target's thread and its guest ring by time.  Returns -1 without memory.
@@ -207,8 +263,16 @@ int tl_join(const struct tl_cpu *cpu, unsigned ncpu, struct tl_result *r)
 			if (cpu[c].ev[i].id > maxid)
 				maxid = cpu[c].ev[i].id;
 		}
+	if (!n) {
+		r->ipi = calloc(count_guest_ipis(cpu, ncpu) + 1,
+				sizeof(*r->ipi));
+		if (!r->ipi)
+			return -1;
+		join_guest(cpu, ncpu, r);
+		return 0;
+	}
 	w = calloc((size_t)maxid + 1, sizeof(*w));
-	r->ipi = calloc(n ? n : 1, sizeof(*r->ipi));
+	r->ipi = calloc(n, sizeof(*r->ipi));
 	if (!w || !r->ipi) {
 		free(w);
 		free(r->ipi);

@@ -119,7 +119,8 @@ struct tl_ipi {
 struct tl_result {
 	struct tl_ipi *ipi;
 	uint32_t n;
-	uint32_t complete;	/* with send, post, injection and handler */
+	uint32_t complete;	/* with send and handler, and with post
+				 * and injection where irqlab-vmm posts */
 	uint32_t backwards;
 };
 
