@@ -35,9 +35,10 @@ TestSuite(timeline, .init = reset);
 static void vmm(int c, enum tl_kind k, uint64_t tsc, uint32_t id,
 		uint32_t seq, unsigned peer)
 {
+	/* as tl_add() records it: the guest's stamps so far */
 	ev[c][cpu[c].n++] = (struct tl_event){ .tsc = tsc, .id = id,
 		.seq = seq, .kind = (uint8_t)k, .vector = VEC,
-		.peer = (uint16_t)peer };
+		.peer = (uint16_t)peer, .gcount = cpu[c].nst };
 }
 
 static void guest(int c, unsigned kind, uint64_t tsc, uint32_t seq)
@@ -161,13 +162,33 @@ Test(timeline, pv_eoi_leaves_no_eoi_exit)
 	tl_result_free(&r);
 }
 
-Test(timeline, a_point_out_of_order_is_counted)
+Test(timeline, a_clock_the_order_contradicts_is_moved_the_least)
 {
 	struct tl_result r;
 
 	one_wake(1, 1, 1000);
 	st[0][0].tsc = 1015;	/* the guest's send after the VMM's exit */
 	cr_assert_eq(tl_join(cpu, 2, &r), 0);
+	cr_assert_eq(r.fix[0], 5, "CPU 0's stamps 5 cycles later");
+	cr_assert_eq(r.fix[1], 0, "CPU 1's offset agrees: kept");
+	cr_assert(!r.unsure[0]);
+	cr_assert_eq(r.ipi[0].t[TP_EXIT], 1015);
+	cr_assert_eq(r.ipi[0].t[TP_POST], 1025);
+	cr_assert_eq(r.backwards, 0);
+	tl_result_free(&r);
+}
+
+Test(timeline, bounds_that_cross_leave_points_out_of_order)
+{
+	struct tl_result r;
+
+	one_wake(1, 1, 1000);
+	/* CPU 1: its handler 45 after the entry, but its EOI stamp 100
+	 * after the EOI's exit: no offset satisfies both */
+	st[1][1].tsc = 1300;
+	cr_assert_eq(tl_join(cpu, 2, &r), 0);
+	cr_assert(r.unsure[1]);
+	cr_assert_eq(r.fix[1], 72);
 	cr_assert_eq(r.backwards, 1);
 	cr_assert(r.ipi[0].backwards);
 	tl_result_free(&r);
@@ -216,6 +237,8 @@ Test(timeline, the_json_has_slices_joined_by_flows)
 	fclose(f);
 	cr_assert(strstr(buf, "\"traceEvents\":["));
 	cr_assert(strstr(buf, "\"irqchip\":\"user\",\"tsc_khz\":1000"));
+	cr_assert(strstr(buf, "\"clock_fix_cyc\":[0,0],"
+			      "\"clock_unsure\":[false,false]"), "%s", buf);
 	/* 10 points, 9 phases, per IPI */
 	cr_assert_eq(count(buf, "\"ph\":\"X\""), 18);
 	cr_assert_eq(count(buf, "\"ph\":\"s\""), 2);

@@ -339,6 +339,8 @@ static void timeline_report(struct vm *vm)
 			else
 				n = 0;
 		}
+		if (t->n)
+			kvm_tsc_offset_now(&vm->vcpus[i]);
 		c[i] = (struct tl_cpu){
 			.ev = t->ev, .n = t->n, .dropped = t->dropped,
 			.st = st, .nst = n,

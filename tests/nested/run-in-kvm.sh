@@ -24,8 +24,8 @@
 # Paths: every argument that names an existing file (relative to the repo
 # root, or absolute) is copied into the initramfs and the command runs in
 # that copy, so `build/kernel/irqlab.elf` works as is.  `--module FILE,STR`
-# is handled, and `--stats-json FILE` is written in the guest and copied
-# back to FILE on the host.
+# is handled, and `--stats-json FILE` and `--timeline FILE` are written
+# in the guest and copied back to FILE on the host.
 #
 # Output: irqlab-vmm's stdout on stdout, its stderr on stderr; exit status:
 # irqlab-vmm's, or 124 if it ran past -t SECS.  77 with "SKIP: ..." when
@@ -274,8 +274,8 @@ else
 	prev=
 	for a in "$@"; do
 		orig=$a
-		if [ "$prev" = --stats-json ]; then
-			fetch_names+=("stats${#fetch_names[@]}.json")
+		if [ "$prev" = --stats-json ] || [ "$prev" = --timeline ]; then
+			fetch_names+=("out${#fetch_names[@]}.json")
 			fetch_dests+=("$a")
 			a=/work/.fetch/${fetch_names[-1]}
 		elif [ "$prev" = --module ] && [ -f "${a%%,*}" ]; then

@@ -45,7 +45,12 @@ void tl_add(struct tl_vcpu *t, enum tl_kind k, uint64_t tsc, uint32_t id,
 	e = &t->ev[t->n++];
 	*e = (struct tl_event){ .tsc = tsc, .id = id, .seq = seq,
 				.kind = (uint8_t)k, .vector = (uint8_t)vector,
-				.peer = (uint16_t)peer };
+				.peer = (uint16_t)peer,
+				.gcount = t->guest ? __atomic_load_n(
+					&t->guest->count, __ATOMIC_RELAXED) : 0 };
+	/* the entry after an exit or an injection bounds the clock too */
+	if (k == TL_ICR_HI || k == TL_EXIT || k == TL_EOI || k == TL_INJECT)
+		t->entry_due = true;
 }
 
 uint32_t tl_guest_sends(const struct tl_vcpu *t)
@@ -61,7 +66,8 @@ static uint64_t gtsc(const struct tl_cpu *c, uint64_t host)
 	return host + (uint64_t)c->tsc_offset;
 }
 
-/* the first guest stamp of @kind and @vector at or after @tsc, from @i */
+/* the first guest stamp of @kind and @vector from index @i on, at or
+ * after @tsc */
 static int stamp_after(const struct tl_cpu *c, uint32_t i, unsigned kind,
 		       unsigned vector, uint64_t tsc)
 {
@@ -135,13 +141,14 @@ static void join_target(const struct tl_cpu *t, const struct tl_where *w,
 	i = event_after(t, w->inject, TL_ENTRY, inj->tsc, 0);
 	if (i >= 0)
 		ipi->t[TP_ENTRY] = gtsc(t, t->ev[i].tsc);
-	h = stamp_after(t, 0, IRQLAB_TL_HANDLER, ipi->vector,
-			ipi->t[TP_ENTRY] ? ipi->t[TP_ENTRY] : ipi->t[TP_INJECT]);
+	/* the handler: the guest's first of the vector after that entry
+	 * (its stamps then numbered @gcount on), by order, not by time */
+	h = stamp_after(t, i >= 0 ? t->ev[i].gcount : inj->gcount,
+			IRQLAB_TL_HANDLER, ipi->vector, 0);
 	if (h < 0)
 		return;
 	ipi->t[TP_HANDLER] = t->st[h].tsc;
-	e = stamp_after(t, (uint32_t)h + 1, IRQLAB_TL_EOI, ipi->vector,
-			t->st[h].tsc);
+	e = stamp_after(t, (uint32_t)h + 1, IRQLAB_TL_EOI, ipi->vector, 0);
 	if (e >= 0)
 		ipi->t[TP_EOI] = t->st[e].tsc;
 	if (w->eoi)
@@ -186,6 +193,52 @@ static void check_order(struct tl_ipi *ipi)
 			ipi->backwards = true;
 		last = ipi->t[p];
 	}
+}
+
+/*
+ * One clock.  KVM's TSC offset puts the VMM's stamps on the guest's TSC
+ * exactly where the host's TSC is one clock (the offset is KVM's own
+ * arithmetic).  In the nested rig it is not: QEMU TCG's TSC under nested
+ * SVM leaves each vCPU's stamps some milliseconds off.  The order of
+ * events bounds the error e of each vCPU's offset: the guest's last stamp
+ * before an exit came before it (g <= h + e), its first stamp after an
+ * entry came after it (h + e <= g); @gcount says which stamps those are.
+ * The join keeps e = 0 where the bounds allow it, else takes the nearest
+ * bound (the least move), and where they cross, their middle (unsure).
+ */
+static void clock_fix(const struct tl_cpu *c, int64_t *fix, bool *unsure)
+{
+	int64_t lo = INT64_MIN, hi = INT64_MAX, d;
+	uint32_t i;
+
+	for (i = 0; i < c->n; i++) {
+		const struct tl_event *e = &c->ev[i];
+		uint64_t h = gtsc(c, e->tsc);
+
+		if (e->gcount > c->nst + c->st_dropped)
+			continue;		/* the guest lied: no bound */
+		if (e->kind == TL_ENTRY) {
+			if (e->gcount < c->nst) {
+				d = (int64_t)(c->st[e->gcount].tsc - h);
+				hi = d < hi ? d : hi;
+			}
+		} else if (e->kind == TL_EXIT || e->kind == TL_ICR_HI ||
+			   e->kind == TL_EOI) {
+			if (e->gcount && e->gcount <= c->nst) {
+				d = (int64_t)(c->st[e->gcount - 1].tsc - h);
+				lo = d > lo ? d : lo;
+			}
+		}
+	}
+	*unsure = lo > hi;
+	if (lo > hi)
+		*fix = lo / 2 + hi / 2;
+	else if (lo > 0)
+		*fix = lo;
+	else if (hi < 0)
+		*fix = hi;
+	else
+		*fix = 0;
 }
 
 /*
@@ -249,13 +302,43 @@ static void join_guest(const struct tl_cpu *cpu, unsigned ncpu,
  * target's injection and EOI exit; the points between come from the
  * target's thread and its guest ring by time.  Returns -1 without memory.
  */
-int tl_join(const struct tl_cpu *cpu, unsigned ncpu, struct tl_result *r)
+static int join(const struct tl_cpu *cpu, unsigned ncpu,
+		struct tl_result *r);
+
+int tl_join(const struct tl_cpu *in, unsigned ncpu, struct tl_result *r)
+{
+	struct tl_cpu *cpu = calloc(ncpu ? ncpu : 1, sizeof(*cpu));
+	int64_t *fix = calloc(ncpu ? ncpu : 1, sizeof(*fix));
+	bool *unsure = calloc(ncpu ? ncpu : 1, sizeof(*unsure));
+	unsigned c;
+	int err = -1;
+
+	memset(r, 0, sizeof(*r));
+	if (cpu && fix && unsure) {
+		for (c = 0; c < ncpu; c++) {
+			cpu[c] = in[c];
+			clock_fix(&cpu[c], &fix[c], &unsure[c]);
+			cpu[c].tsc_offset += fix[c];
+		}
+		err = join(cpu, ncpu, r);
+	}
+	free(cpu);
+	if (err) {
+		free(fix);
+		free(unsure);
+		return err;
+	}
+	r->fix = fix;
+	r->unsure = unsure;
+	return 0;
+}
+
+static int join(const struct tl_cpu *cpu, unsigned ncpu, struct tl_result *r)
 {
 	struct tl_where *w;
 	uint32_t maxid = 0, n = 0, i;
 	unsigned c;
 
-	memset(r, 0, sizeof(*r));
 	for (c = 0; c < ncpu; c++)
 		for (i = 0; i < cpu[c].n; i++) {
 			if (cpu[c].ev[i].kind == TL_POST)
@@ -327,6 +410,8 @@ int tl_join(const struct tl_cpu *cpu, unsigned ncpu, struct tl_result *r)
 void tl_result_free(struct tl_result *r)
 {
 	free(r->ipi);
+	free(r->fix);
+	free(r->unsure);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -458,11 +543,18 @@ void tl_write_json(FILE *f, const struct tl_cpu *cpu, unsigned ncpu,
 	fprintf(f, "{\"displayTimeUnit\":\"ns\",\"otherData\":{%s%s"
 		"\"tsc_khz\":%" PRIu64 ",\"t0_tsc\":%" PRIu64 ",\"ipis\":%u,"
 		"\"complete\":%u,\"backwards\":%u,\"vmm_dropped\":%" PRIu64
-		",\"guest_dropped\":%" PRIu64 "},\n\"traceEvents\":[\n"
-		"{\"ph\":\"M\",\"pid\":1,\"tid\":0,\"ts\":0,\"name\":\"process_name\","
-		"\"args\":{\"name\":\"irqlab-vmm (guest TSC)\"}}",
+		",\"guest_dropped\":%" PRIu64 ",\"clock_fix_cyc\":[",
 		meta ? meta : "", meta && *meta ? "," : "", tsc_khz, t0,
 		r->n, r->complete, r->backwards, dropped, st_dropped);
+	for (c = 0; c < ncpu; c++)
+		fprintf(f, "%s%" PRId64, c ? "," : "", r->fix ? r->fix[c] : 0);
+	fputs("],\"clock_unsure\":[", f);
+	for (c = 0; c < ncpu; c++)
+		fprintf(f, "%s%s", c ? "," : "",
+			r->unsure && r->unsure[c] ? "true" : "false");
+	fprintf(f, "]},\n\"traceEvents\":[\n"
+		"{\"ph\":\"M\",\"pid\":1,\"tid\":0,\"ts\":0,\"name\":\"process_name\","
+		"\"args\":{\"name\":\"irqlab-vmm (guest TSC)\"}}");
 	for (c = 0; c < ncpu; c++)
 		fprintf(f, ",\n{\"ph\":\"M\",\"pid\":1,\"tid\":%u,\"ts\":0,\"name\":"
 			"\"thread_name\",\"args\":{\"name\":\"vcpu%u\"}}", c, c);

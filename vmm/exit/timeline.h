@@ -44,7 +44,9 @@ struct tl_event {
 	uint8_t kind;		/* enum tl_kind */
 	uint8_t vector;
 	uint16_t peer;		/* TL_POST..TL_QUIET: the target vCPU */
-	uint32_t pad;
+	uint32_t gcount;	/* the guest ring's count then: its stamps
+				 * before this point (exits), or after
+				 * (an entry's next stamp is the first) */
 };
 
 #define TL_EVENTS	65536	/* per vCPU: 1.5 MiB, touched as it fills */
@@ -54,7 +56,7 @@ struct tl_vcpu {
 	uint32_t n;		/* events written */
 	uint64_t dropped;	/* events past TL_EVENTS */
 	uint64_t exit_tsc;	/* host TSC at KVM_RUN's last return */
-	bool injected;		/* TL_INJECT waits for its TL_ENTRY */
+	bool entry_due;		/* the next KVM_RUN gets a TL_ENTRY */
 	uint32_t pending[256];	/* IPI id posted at each vector (atomic) */
 	uint32_t isr[256];	/* IPI id taken in at each vector */
 	/* the guest's ring: its host address and the size it registered */
@@ -118,6 +120,11 @@ struct tl_ipi {
 
 struct tl_result {
 	struct tl_ipi *ipi;
+	/* per CPU: what the join added to its TSC offset, in guest TSC
+	 * cycles (0 where KVM's offset agrees with the order of events),
+	 * and whether its bounds crossed (the clock drifted in the run) */
+	int64_t *fix;
+	bool *unsure;
 	uint32_t n;
 	uint32_t complete;	/* with send and handler, and with post
 				 * and injection where irqlab-vmm posts */

@@ -387,6 +387,16 @@ static void kvm_tsc_offset(struct vcpu *v)
 	v->irq.tsc_known = true;
 }
 
+/*
+ * --timeline: the offset as it stands when the run ends.  KVM may have
+ * moved it since the vCPU was made (its TSC synchronisation at the first
+ * entries), and the guest's stamps are on the TSC the guest saw.
+ */
+void kvm_tsc_offset_now(struct vcpu *v)
+{
+	kvm_tsc_offset(v);
+}
+
 /* TSC-deadline mode for --irqchip=user needs its MSR, the rate and the
  * guest TSC; KVM must not scale the TSC (irqlab never asks it to).
  * KVM's own LAPIC has it whenever KVM_CAP_TSC_DEADLINE_TIMER says so,

@@ -28,4 +28,7 @@ void kvm_sync_apic_base(struct vcpu *v);
 int kvm_vm_ioctl(struct vm *vm, unsigned long req, void *arg);
 int kvm_check(struct vm *vm, long cap);
 
+/* re-read @v's TSC offset into v->irq.tsc_offset (--timeline) */
+void kvm_tsc_offset_now(struct vcpu *v);
+
 #endif

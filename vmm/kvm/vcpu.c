@@ -126,7 +126,6 @@ static void tl_inject(struct vcpu *v, int vec)
 
 	v->tl.isr[vec] = id;
 	tl_add(&v->tl, TL_INJECT, tl_tsc(), id, 0, (unsigned)vec, 0);
-	v->tl.injected = true;
 }
 
 /*
@@ -283,8 +282,8 @@ static void *vcpu_thread(void *arg)
 				   now_ns() - kicked);
 			kicked = 0;
 		}
-		if (tl_on(&v->tl) && v->tl.injected) {
-			v->tl.injected = false;
+		if (tl_on(&v->tl) && v->tl.entry_due) {
+			v->tl.entry_due = false;
 			tl_add(&v->tl, TL_ENTRY, tl_tsc(), 0, 0, 0, 0);
 		}
 		r = ioctl(v->fd, KVM_RUN, 0);
