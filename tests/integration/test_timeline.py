@@ -65,6 +65,9 @@ def test_every_wake_is_one_ipi_with_every_phase(boot, apic):
     for i, f in flows.items():
         assert f[0] == 's' and f[-1] == 'f' and set(f[1:-1]) <= {'t'}, \
             (i, f)
+    # the rings stay out of irqlab-vmm's own 5 MiB (Firecracker's bar)
+    own = r.stats['memory']['vmm_own_kb']
+    assert own < 5 * 1024, 'irqlab-vmm\'s own RSS %d KiB' % own
     o = doc['otherData']
     assert o['irqchip'] == 'user' and o['cpus'] == 2 and o['backwards'] == 0
     assert o['vmm_dropped'] == 0 and o['guest_dropped'] == 0, o

@@ -21,6 +21,9 @@ bool tl_alloc(struct tl_vcpu *t)
 
 	if (p == MAP_FAILED)
 		return false;
+	/* no transparent huge page: the first event would make 2 MiB of
+	 * it resident, past irqlab-vmm's 5 MiB of its own */
+	madvise(p, TL_EVENTS * sizeof(struct tl_event), MADV_NOHUGEPAGE);
 	t->ev = p;
 	return true;
 }
