@@ -145,25 +145,36 @@ def side_by_side(docs, names, vector=None):
     return '\n'.join(out)
 
 
-# make anatomy's configurations: (name, irqchip, apic, irqlab-vmm args).
-# User mode with each latency knob (docs/BENCHMARKS.md "Latency knobs";
-# --pv-ipi changes only multicasts, so ipi_wake's IPIs keep their phases
-# there), KVM's LAPIC with and without PV EOI (the guest's points only).
-KNOBS = (('base', []), ('pveoi', ['--pv-eoi=on']), ('pvipi', ['--pv-ipi=on']),
-         ('hp200', ['--halt-poll', '200']), ('hltguest', ['--hlt=guest']))
+# make anatomy's configurations: (name, irqchip, apic, irqlab-vmm args,
+# kernel words).  User mode with each latency knob (docs/BENCHMARKS.md
+# "Latency knobs"; --pv-ipi changes only multicasts, so ipi_wake's IPIs
+# keep their phases there), xAPIC also as Linux sends (icr_hi=always: the
+# ICR_HI exit every time), KVM's LAPIC with and without PV EOI (the
+# guest's points only), and the probe effect's boot: the timeline off.
+KNOBS = (('base', [], ''), ('pveoi', ['--pv-eoi=on'], ''),
+         ('pvipi', ['--pv-ipi=on'], ''),
+         ('hp200', ['--halt-poll', '200'], ''),
+         ('hltguest', ['--hlt=guest'], ''))
+OFF = 'user-x2apic-off'
+TRIES = 3       # boots of a configuration whose ipi_wake skipped itself
 
 
 def configs(quick=False):
     out = []
     for apic in ('x2apic', 'xapic'):
-        for knob, args in KNOBS:
+        for knob, args, words in KNOBS:
             if quick and knob not in ('base', 'pveoi'):
                 continue
-            out.append(('user-%s-%s' % (apic, knob), 'user', apic, args))
+            out.append(('user-%s-%s' % (apic, knob), 'user', apic, args,
+                        words))
+        if apic == 'xapic':
+            out.append(('user-xapic-linuxicr', 'user', apic, [],
+                        'icr_hi=always'))
         for chip in ('split', 'kernel'):
-            for knob, args in KNOBS[:1 if quick else 2]:
+            for knob, args, words in KNOBS[:1 if quick else 2]:
                 out.append(('%s-%s-%s' % (chip, apic, knob), chip, apic,
-                            args))
+                            args, words))
+    out.append((OFF, 'user', 'x2apic', [], ''))
     return out
 
 
@@ -180,28 +191,40 @@ def run(out_dir, quick=False, rig=False, only=None):
     server = None
     done = []
     try:
-        for name, chip, apic, args in configs(quick):
+        for name, chip, apic, args, words in configs(quick):
             if only and name not in only:
                 continue
             tl = os.path.join(out_dir, name + '.json')
+            on = [] if name == OFF else [
+                '--timeline', os.path.relpath(tl, boot.ROOT)]
             cmd = boot.vmm_cmd(
-                append='bench=ipi_wake,ipi_pingpong iters=%d apic=%s' % (
-                    iters, apic), cpus=2, irqchip=chip,
-                args=['--timeline', os.path.relpath(tl, boot.ROOT)] + args)
+                append='bench=ipi_wake,ipi_pingpong iters=%d apic=%s%s' % (
+                    iters, apic, ' ' + words if words else ''),
+                cpus=2, irqchip=chip, args=on + args)
             if os.path.exists(tl):
                 os.unlink(tl)
-            if rig:
-                if server is None:
-                    server = rigserver.RigServer(boot.ROOT, smp=2)
-                    say('anatomy: the nested rig, 2 CPUs (%s)' % server.log)
-                    server.start()
-                res = boot.run_in_rig(server, cmd, 300,
-                                      err_path=tl[:-5] + '.err')
-            else:
-                res = boot.run(cmd, 300, err_path=tl[:-5] + '.err')
+            for t in range(TRIES):
+                if rig:
+                    if server is None:
+                        server = rigserver.RigServer(boot.ROOT, smp=2)
+                        say('anatomy: the nested rig, 2 CPUs (%s)' %
+                            server.log)
+                        server.start()
+                    res = boot.run_in_rig(server, cmd, 300,
+                                          err_path=tl[:-5] + '.err')
+                else:
+                    res = boot.run(cmd, 300, err_path=tl[:-5] + '.err')
+                # ipi_wake refuses skewed TSCs (@tsc_sync): boot again
+                if res.status != 0 or not res.find('bench_skip',
+                                                   case='ipi_wake'):
+                    break
+                say('anatomy: %s: ipi_wake skipped itself (%s), booting '
+                    'again' % (name, res.find('bench_skip',
+                                              case='ipi_wake').get(
+                                                  'reason')))
             with open(tl[:-5] + '.out', 'w') as f:
                 f.write(res.out)
-            ok = res.status == 0 and os.path.exists(tl)
+            ok = res.status == 0 and (name == OFF or os.path.exists(tl))
             why = '' if ok else 'status %s' % res.status
             say('anatomy: %-22s %s' % (name, 'ok' if ok else why))
             done.append((name, tl if ok else None, why))
@@ -211,16 +234,76 @@ def run(out_dir, quick=False, rig=False, only=None):
     return done
 
 
-def report(done, host, rig):
-    """The side-by-side tables of a run, in markdown."""
-    ok = [(n, load(p)) for n, p, _ in done if p]
-    out = ['Host: %s%s.  Each column is one boot of `irqlab-vmm --cpus 2 '
-           '--timeline` with `bench=ipi_wake,ipi_pingpong`; a cell is the '
-           "phase's p50 in us and its share of the send-to-handler p50 "
-           '(docs/ANATOMY.md).  split and kernel: the guest\'s points only.'
-           % (host, ' (the nested rig: Linux\'s KVM under QEMU TCG, times '
-                    'are QEMU\'s)' if rig else ''), '']
-    bad = [(n, why) for n, p, why in done if not p]
+def bench_records(out_path):
+    """{case: @bench record} of a boot's output file."""
+    from runner import records
+    try:
+        with open(out_path, errors='replace') as f:
+            recs = records.parse_text(f.read())
+    except OSError:
+        return {}
+    return {r.get('case'): r for r in records.find_all(recs, 'bench')}
+
+
+def _p50_us(rec):
+    return int(rec['p50_ns']) / 1000 if rec and 'p50_ns' in rec else None
+
+
+def probe_effect(out_dir, on=OFF.replace('-off', '-base'), off=OFF):
+    """Rows (case, p50 on, p50 off, ratio, exits/op on, exits/op off) of
+    the same configuration with the timeline on and off."""
+    a = bench_records(os.path.join(out_dir, on + '.out'))
+    b = bench_records(os.path.join(out_dir, off + '.out'))
+    rows = []
+    for case in ('ipi_wake', 'ipi_pingpong'):
+        x, y = _p50_us(a.get(case)), _p50_us(b.get(case))
+        rows.append((case, x, y, x / y if x and y else None,
+                     a.get(case, {}).get('exits_per_op'),
+                     b.get(case, {}).get('exits_per_op')))
+    return rows
+
+
+def _f(x, fmt='%.2f'):
+    return '-' if x is None else fmt % x
+
+
+def report(done, host, rig, out_dir):
+    """The run in markdown: the probe effect, the latency and exits of
+    each configuration, and the phases side by side."""
+    ok = [(n, load(p)) for n, p, _ in done if p and n != OFF]
+    out = ['Host: %s%s.  Each configuration is one boot of `irqlab-vmm '
+           '--cpus 2 --timeline FILE` with `bench=ipi_wake,ipi_pingpong` '
+           '(docs/ANATOMY.md "make anatomy").' % (
+               host, ' (the nested rig: Linux\'s KVM under QEMU TCG; the '
+               'times are QEMU\'s, the exit counts exact)' if rig else ''),
+           '']
+    if any(n == OFF for n, p, _ in done if p):
+        out += ['## Probe effect', '',
+                '`user-x2apic-base` with the timeline on against the same '
+                'boot without it (`%s`): p50 in us, and the exits per '
+                'operation, which must not move.' % OFF, '',
+                '| case | p50 on | p50 off | on / off | exits/op on | '
+                'exits/op off |', '|---|---:|---:|---:|---:|---:|']
+        for case, x, y, ratio, eon, eoff in probe_effect(out_dir):
+            out.append('| %s | %s | %s | %s | %s | %s |' % (
+                case, _f(x), _f(y), _f(ratio, '%.3f'), eon or '-',
+                eoff or '-'))
+        out.append('')
+    out += ['## Latency and exits per configuration', '',
+            '| config | ipi_wake p50 us | exits/op | ipi_pingpong p50 us | '
+            'exits/op |', '|---|---:|---:|---:|---:|']
+    for n, p, _ in done:
+        if not p:
+            continue
+        r = bench_records(os.path.join(out_dir, n + '.out'))
+        w, g = r.get('ipi_wake'), r.get('ipi_pingpong')
+        out.append('| %s | %s | %s | %s | %s |' % (
+            n, _f(_p50_us(w)), (w or {}).get('exits_per_op', '-'),
+            _f(_p50_us(g)), (g or {}).get('exits_per_op', '-')))
+    out += ['', 'A cell of the phase tables is the phase\'s p50 in us and '
+            'its share of the send-to-handler p50.  split and kernel: the '
+            'guest\'s points only (docs/ANATOMY.md "What it cannot see").',
+            '']
     for title, vec in (('ipi_wake (vector 0xd2)', 0xd2),
                        ('ipi_pingpong, ping (vector 0xd0)', 0xd0)):
         for chip in ('user', 'split', 'kernel'):
@@ -231,6 +314,7 @@ def report(done, host, rig):
                     side_by_side([d for _, d in cols],
                                  [n[len(chip) + 1:] for n, _ in cols], vec),
                     '']
+    bad = [(n, why) for n, p, why in done if not p]
     if bad:
         out += ['Not run: ' + ', '.join('%s (%s)' % b for b in bad), '']
     return '\n'.join(out)
@@ -268,7 +352,7 @@ def main(argv=None):
         rig = a.rig
         done = run(a.out, a.quick, rig, a.only)
         host = markdown.host_kind(rig)
-        md = report(done, host, rig)
+        md = report(done, host, rig, a.out)
         print(md)
         if not any(p for _, p, _ in done):
             print('anatomy: no configuration ran', file=sys.stderr)

@@ -24,6 +24,7 @@ static const char *const known_keys[] = {
 	"console",		/* console.c: console=vga */
 	"crash",		/* main.c */
 	"haltpoll",		/* idle.c */
+	"icr_hi",		/* lapic.c */
 	"ipi_k",		/* ipi_check.c */
 	"ipi_storm",		/* ipi_check.c */
 	"ipi_timer_us",		/* ipi_storm.c */

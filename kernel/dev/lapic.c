@@ -40,6 +40,7 @@
 
 static enum lapic_mode mode;
 static int initialised;		/* lapic_init() ran */
+static int icr_hi_always;	/* icr_hi=always: as Linux, every send */
 static uint64_t base;
 static volatile uint32_t *mmio;
 
@@ -120,7 +121,7 @@ static void icr_write(uint32_t dest, uint32_t lo)
 	flags = irq_save();
 	/* ICR_HI is per CPU; c->icr_hi caches what this CPU wrote last */
 	if ((lo & APIC_ICR_DEST_MASK) == APIC_ICR_DEST_FIELD &&
-	    c->icr_hi != dest) {
+	    (c->icr_hi != dest || icr_hi_always)) {
 		mmio[APIC_ICR_HI / 4] = dest << APIC_ICR_XAPIC_DEST_SHIFT;
 		c->icr_hi = dest;
 	}
@@ -167,13 +168,19 @@ static void enable_regs(void)
 
 enum lapic_mode lapic_init(void)
 {
-	const char *want = cmdline_get("apic");
+	const char *want = cmdline_get("apic"), *hi = cmdline_get("icr_hi");
 	uint32_t r[4], lvr;
 	int has_x2apic;
 
 	if (initialised)	/* calibration may have enabled it already */
 		return mode;
 	initialised = 1;
+	/* icr_hi=always writes xAPIC ICR_HI before every ICR_LO, as Linux's
+	 * __default_send_IPI_dest_field() does: one exit more per IPI */
+	icr_hi_always = hi && !strcmp(hi, "always");
+	if (hi && strcmp(hi, "always") && strcmp(hi, "changed"))
+		kprintf("lapic: warning: unknown icr_hi=%s (changed or "
+			"always)\n", hi);
 	cpuid(1, 0, r);
 	if (!(r[3] & CPUID_1_EDX_APIC)) {
 		kprintf("lapic: CPUID.1:EDX[9] is clear: no local APIC\n");

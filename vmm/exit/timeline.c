@@ -1,16 +1,16 @@
 // SPDX-License-Identifier: MIT
 /*
- * The timeline of every IPI: recording, the join, the Chrome Trace Event
- * JSON (docs/ANATOMY.md has the phase model).  No KVM call: kvm/, exit/
- * and irqchip/ hand it the stamps, so the join is tested on its own
- * (tests/unit/test_timeline.c).
+ * The timeline of every IPI: recording and the join (docs/ANATOMY.md has
+ * the phase model); tl_clock.c puts the stamps on one clock, tl_json.c
+ * writes them.  No KVM call: kvm/, exit/ and irqchip/ hand it the stamps,
+ * so the join is tested on its own (tests/test_timeline.c).
  */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 
-#include "timeline.h"
+#include "tl_internal.h"
 
 bool tl_alloc(struct tl_vcpu *t)
 {
@@ -63,11 +63,6 @@ uint32_t tl_guest_sends(const struct tl_vcpu *t)
 }
 
 /* ---- the join ------------------------------------------------------- */
-
-static uint64_t gtsc(const struct tl_cpu *c, uint64_t host)
-{
-	return host + (uint64_t)c->tsc_offset;
-}
 
 /* the first guest stamp of @kind and @vector from index @i on, at or
  * after @tsc */
@@ -123,6 +118,37 @@ struct tl_where {
 	uint32_t inject, eoi;	/* index + 1, 0: none */
 };
 
+/*
+ * The kick's (or wake's) end on the target's thread: the last KVM_RUN
+ * that returned for a kick (or HLT sleep that ended) before the IPI's
+ * injection and after the injection before it.  By order, not by time.
+ */
+static int out_event(const struct tl_cpu *t, uint32_t inject,
+		     const struct tl_event *notify)
+{
+	unsigned want;
+	int i;
+
+	if (!notify || (notify->kind != TL_KICK && notify->kind != TL_WAKE))
+		return -1;
+	want = notify->kind == TL_KICK ? TL_KICKED : TL_WOKE;
+	for (i = (int)inject - 1; i >= 0; i--) {
+		if (t->ev[i].kind == want)
+			return i;
+		if (t->ev[i].kind == TL_INJECT)
+			break;
+	}
+	return -1;
+}
+
+static const struct tl_event *notify_of(const struct tl_cpu *s, uint32_t k)
+{
+	const struct tl_event *n = k + 1 < s->n ? &s->ev[k + 1] : NULL;
+
+	return n && n->id == s->ev[k].id && n->kind >= TL_KICK &&
+	       n->kind <= TL_QUIET ? n : NULL;
+}
+
 static void join_target(const struct tl_cpu *t, const struct tl_where *w,
 			const struct tl_event *notify, struct tl_ipi *ipi)
 {
@@ -132,18 +158,13 @@ static void join_target(const struct tl_cpu *t, const struct tl_where *w,
 	if (!w->inject)
 		return;
 	inj = &t->ev[w->inject - 1];
-	if (notify && (notify->kind == TL_KICK || notify->kind == TL_WAKE)) {
-		/* the kick's (or wake's) end: the first after it, before the
-		 * injection, on the target's thread */
-		i = event_after(t, 0, notify->kind == TL_KICK ? TL_KICKED :
-				TL_WOKE, notify->tsc, 0);
-		if (i >= 0 && (uint32_t)i < w->inject - 1)
-			ipi->t[TP_OUT] = gtsc(t, t->ev[i].tsc);
-	}
-	ipi->t[TP_INJECT] = gtsc(t, inj->tsc);
-	i = event_after(t, w->inject, TL_ENTRY, inj->tsc, 0);
+	i = out_event(t, w->inject - 1, notify);
 	if (i >= 0)
-		ipi->t[TP_ENTRY] = gtsc(t, t->ev[i].tsc);
+		ipi->t[TP_OUT] = tl_ev_time(t, &t->ev[i]);
+	ipi->t[TP_INJECT] = tl_ev_time(t, inj);
+	i = event_after(t, w->inject, TL_ENTRY, 0, 0);
+	if (i >= 0)
+		ipi->t[TP_ENTRY] = tl_ev_time(t, &t->ev[i]);
 	/* the handler: the guest's first of the vector after that entry
 	 * (its stamps then numbered @gcount on), by order, not by time */
 	h = stamp_after(t, i >= 0 ? t->ev[i].gcount : inj->gcount,
@@ -155,7 +176,7 @@ static void join_target(const struct tl_cpu *t, const struct tl_where *w,
 	if (e >= 0)
 		ipi->t[TP_EOI] = t->st[e].tsc;
 	if (w->eoi)
-		ipi->t[TP_EOI_EXIT] = gtsc(t, t->ev[w->eoi - 1].tsc);
+		ipi->t[TP_EOI_EXIT] = tl_ev_time(t, &t->ev[w->eoi - 1]);
 }
 
 static void join_sender(const struct tl_cpu *s, uint32_t k,
@@ -164,16 +185,16 @@ static void join_sender(const struct tl_cpu *s, uint32_t k,
 	const struct tl_event *p = &s->ev[k];
 	int i;
 
-	ipi->t[TP_POST] = gtsc(s, p->tsc);
+	ipi->t[TP_POST] = tl_ev_time(s, p);
 	/* the exit (and ICR_HI's) just before the post, same seq */
 	for (i = (int)k - 1; i >= 0; i--) {
 		const struct tl_event *e = &s->ev[i];
 
 		if (e->kind == TL_EXIT && e->seq == p->seq &&
 		    !ipi->t[TP_EXIT]) {
-			ipi->t[TP_EXIT] = gtsc(s, e->tsc);
+			ipi->t[TP_EXIT] = tl_ev_time(s, e);
 		} else if (e->kind == TL_ICR_HI && e->seq == p->seq) {
-			ipi->t[TP_ICR_HI] = gtsc(s, e->tsc);
+			ipi->t[TP_ICR_HI] = tl_ev_time(s, e);
 			break;
 		} else if (e->kind == TL_EXIT || e->kind == TL_ICR_HI) {
 			break;		/* an earlier send's */
@@ -196,52 +217,6 @@ static void check_order(struct tl_ipi *ipi)
 			ipi->backwards = true;
 		last = ipi->t[p];
 	}
-}
-
-/*
- * One clock.  KVM's TSC offset puts the VMM's stamps on the guest's TSC
- * exactly where the host's TSC is one clock (the offset is KVM's own
- * arithmetic).  In the nested rig it is not: QEMU TCG's TSC under nested
- * SVM leaves each vCPU's stamps some milliseconds off.  The order of
- * events bounds the error e of each vCPU's offset: the guest's last stamp
- * before an exit came before it (g <= h + e), its first stamp after an
- * entry came after it (h + e <= g); @gcount says which stamps those are.
- * The join keeps e = 0 where the bounds allow it, else takes the nearest
- * bound (the least move), and where they cross, their middle (unsure).
- */
-static void clock_fix(const struct tl_cpu *c, int64_t *fix, bool *unsure)
-{
-	int64_t lo = INT64_MIN, hi = INT64_MAX, d;
-	uint32_t i;
-
-	for (i = 0; i < c->n; i++) {
-		const struct tl_event *e = &c->ev[i];
-		uint64_t h = gtsc(c, e->tsc);
-
-		if (e->gcount > c->nst + c->st_dropped)
-			continue;		/* the guest lied: no bound */
-		if (e->kind == TL_ENTRY) {
-			if (e->gcount < c->nst) {
-				d = (int64_t)(c->st[e->gcount].tsc - h);
-				hi = d < hi ? d : hi;
-			}
-		} else if (e->kind == TL_EXIT || e->kind == TL_ICR_HI ||
-			   e->kind == TL_EOI) {
-			if (e->gcount && e->gcount <= c->nst) {
-				d = (int64_t)(c->st[e->gcount - 1].tsc - h);
-				lo = d > lo ? d : lo;
-			}
-		}
-	}
-	*unsure = lo > hi;
-	if (lo > hi)
-		*fix = lo / 2 + hi / 2;
-	else if (lo > 0)
-		*fix = lo;
-	else if (hi < 0)
-		*fix = hi;
-	else
-		*fix = 0;
 }
 
 /*
@@ -305,67 +280,15 @@ static void join_guest(const struct tl_cpu *cpu, unsigned ncpu,
  * target's injection and EOI exit; the points between come from the
  * target's thread and its guest ring by time.  Returns -1 without memory.
  */
-static int join(const struct tl_cpu *cpu, unsigned ncpu,
-		struct tl_result *r);
-
-int tl_join(const struct tl_cpu *in, unsigned ncpu, struct tl_result *r)
+/* each IPI's injection and EOI exit, by id; NULL without memory */
+static struct tl_where *where(const struct tl_cpu *cpu, unsigned ncpu,
+			      uint32_t maxid)
 {
-	struct tl_cpu *cpu = calloc(ncpu ? ncpu : 1, sizeof(*cpu));
-	int64_t *fix = calloc(ncpu ? ncpu : 1, sizeof(*fix));
-	bool *unsure = calloc(ncpu ? ncpu : 1, sizeof(*unsure));
-	unsigned c;
-	int err = -1;
-
-	memset(r, 0, sizeof(*r));
-	if (cpu && fix && unsure) {
-		for (c = 0; c < ncpu; c++) {
-			cpu[c] = in[c];
-			clock_fix(&cpu[c], &fix[c], &unsure[c]);
-			cpu[c].tsc_offset += fix[c];
-		}
-		err = join(cpu, ncpu, r);
-	}
-	free(cpu);
-	if (err) {
-		free(fix);
-		free(unsure);
-		return err;
-	}
-	r->fix = fix;
-	r->unsure = unsure;
-	return 0;
-}
-
-static int join(const struct tl_cpu *cpu, unsigned ncpu, struct tl_result *r)
-{
-	struct tl_where *w;
-	uint32_t maxid = 0, n = 0, i;
+	struct tl_where *w = calloc((size_t)maxid + 1, sizeof(*w));
+	uint32_t i;
 	unsigned c;
 
-	for (c = 0; c < ncpu; c++)
-		for (i = 0; i < cpu[c].n; i++) {
-			if (cpu[c].ev[i].kind == TL_POST)
-				n++;
-			if (cpu[c].ev[i].id > maxid)
-				maxid = cpu[c].ev[i].id;
-		}
-	if (!n) {
-		r->ipi = calloc(count_guest_ipis(cpu, ncpu) + 1,
-				sizeof(*r->ipi));
-		if (!r->ipi)
-			return -1;
-		join_guest(cpu, ncpu, r);
-		return 0;
-	}
-	w = calloc((size_t)maxid + 1, sizeof(*w));
-	r->ipi = calloc(n, sizeof(*r->ipi));
-	if (!w || !r->ipi) {
-		free(w);
-		free(r->ipi);
-		r->ipi = NULL;
-		return -1;
-	}
-	for (c = 0; c < ncpu; c++)
+	for (c = 0; w && c < ncpu; c++)
 		for (i = 0; i < cpu[c].n; i++) {
 			const struct tl_event *e = &cpu[c].ev[i];
 
@@ -378,9 +301,47 @@ static int join(const struct tl_cpu *cpu, unsigned ncpu, struct tl_result *r)
 				w[e->id].eoi = i + 1;
 			}
 		}
+	return w;
+}
+
+/* what came before what across threads, for tl_clock() */
+static uint32_t pairs(const struct tl_cpu *cpu, unsigned ncpu,
+		      const struct tl_where *w, struct tl_pair *p)
+{
+	uint32_t i, n = 0;
+	unsigned c;
+	int o;
+
 	for (c = 0; c < ncpu; c++)
 		for (i = 0; i < cpu[c].n; i++) {
-			const struct tl_event *p = &cpu[c].ev[i], *nt = NULL;
+			const struct tl_event *e = &cpu[c].ev[i], *nt;
+			const struct tl_where *x = &w[e->id];
+
+			if (e->kind != TL_POST || !x->inject ||
+			    x->cpu != e->peer || e->peer >= ncpu ||
+			    e->peer == c)
+				continue;
+			p[n++] = (struct tl_pair){ (uint16_t)c, x->cpu, i,
+						   x->inject - 1 };
+			nt = notify_of(&cpu[c], i);
+			o = out_event(&cpu[x->cpu], x->inject - 1, nt);
+			if (o >= 0)
+				p[n++] = (struct tl_pair){ (uint16_t)c, x->cpu,
+					i + 1, (uint32_t)o };
+		}
+	return n;
+}
+
+static void assemble(const struct tl_cpu *cpu, unsigned ncpu,
+		     const struct tl_where *w, struct tl_result *r)
+{
+	uint32_t i;
+	unsigned c;
+
+	for (c = 0; c < ncpu; c++)
+		for (i = 0; i < cpu[c].n; i++) {
+			const struct tl_event *p = &cpu[c].ev[i];
+			const struct tl_event *nt = notify_of(&cpu[c], i);
 			struct tl_ipi *ipi;
 
 			if (p->kind != TL_POST)
@@ -390,12 +351,9 @@ static int join(const struct tl_cpu *cpu, unsigned ncpu, struct tl_result *r)
 			ipi->from = (uint16_t)c;
 			ipi->to = p->peer;
 			ipi->vector = p->vector;
-			if (i + 1 < cpu[c].n && cpu[c].ev[i + 1].id == p->id &&
-			    cpu[c].ev[i + 1].kind >= TL_KICK &&
-			    cpu[c].ev[i + 1].kind <= TL_QUIET) {
-				nt = &cpu[c].ev[i + 1];
+			if (nt) {
 				ipi->notify = nt->kind;
-				ipi->t[TP_NOTIFY] = gtsc(&cpu[c], nt->tsc);
+				ipi->t[TP_NOTIFY] = tl_ev_time(&cpu[c], nt);
 			}
 			join_sender(&cpu[c], i, ipi);
 			if (p->peer < ncpu && w[p->id].inject &&
@@ -406,8 +364,64 @@ static int join(const struct tl_cpu *cpu, unsigned ncpu, struct tl_result *r)
 			r->complete += ipi->t[TP_SEND] && ipi->t[TP_POST] &&
 				       ipi->t[TP_INJECT] && ipi->t[TP_HANDLER];
 		}
+}
+
+/*
+ * Every TL_POST is one IPI (one sender, one target).  Its id finds the
+ * target's injection and EOI exit; the points between come from the
+ * target's thread and its guest ring by order.  Returns -1 without memory.
+ */
+int tl_join(const struct tl_cpu *in, unsigned ncpu, struct tl_result *r)
+{
+	struct tl_cpu *cpu = calloc(ncpu ? ncpu : 1, sizeof(*cpu));
+	struct tl_where *w = NULL;
+	struct tl_pair *p = NULL;
+	uint32_t maxid = 0, n = 0, np, i;
+	unsigned c;
+	int err = -1;
+
+	memset(r, 0, sizeof(*r));
+	r->fix = calloc(ncpu ? ncpu : 1, sizeof(*r->fix));
+	r->unsure = calloc(ncpu ? ncpu : 1, sizeof(*r->unsure));
+	if (!cpu || !r->fix || !r->unsure)
+		goto out;
+	for (c = 0; c < ncpu; c++) {
+		cpu[c] = in[c];
+		cpu[c].fix = NULL;
+		for (i = 0; i < cpu[c].n; i++) {
+			n += cpu[c].ev[i].kind == TL_POST;
+			if (cpu[c].ev[i].id > maxid)
+				maxid = cpu[c].ev[i].id;
+		}
+	}
+	if (!n) {
+		r->ipi = calloc(count_guest_ipis(cpu, ncpu) + 1,
+				sizeof(*r->ipi));
+		if (r->ipi) {
+			join_guest(cpu, ncpu, r);
+			err = 0;
+		}
+		goto out;
+	}
+	w = where(cpu, ncpu, maxid);
+	p = calloc(2 * (size_t)n, sizeof(*p));
+	r->ipi = calloc(n, sizeof(*r->ipi));
+	if (!w || !p || !r->ipi)
+		goto out;
+	np = pairs(cpu, ncpu, w, p);
+	if (tl_clock(cpu, ncpu, p, np, r->fix, r->unsure))
+		goto out;
+	assemble(cpu, ncpu, w, r);
+	err = 0;
+out:
+	for (c = 0; cpu && c < ncpu; c++)
+		free((void *)cpu[c].fix);
+	free(cpu);
 	free(w);
-	return 0;
+	free(p);
+	if (err)
+		tl_result_free(r);
+	return err;
 }
 
 void tl_result_free(struct tl_result *r)
@@ -418,150 +432,3 @@ void tl_result_free(struct tl_result *r)
 	memset(r, 0, sizeof(*r));
 }
 
-/* ---- the Chrome Trace Event format ----------------------------------- */
-
-/*
- * A phase is named after what happens in it, and ends at its point.
- * docs/ANATOMY.md lists them with the code and the SDM section behind.
- */
-const char *tl_phase_name(enum tl_point p, const struct tl_ipi *ipi)
-{
-	switch (p) {
-	case TP_ICR_HI:
-		return "ICR_HI exit";
-	case TP_EXIT:
-		return ipi->t[TP_ICR_HI] ? "ICR_HI to ICR_LO exit" : "ICR exit";
-	case TP_POST:
-		return "decode and post";
-	case TP_NOTIFY:
-		return ipi->notify == TL_KICK ? "kick" :
-		       ipi->notify == TL_WAKE ? "wake" : "no kick";
-	case TP_OUT:
-		return ipi->notify == TL_KICK ? "out of KVM_RUN" : "awake";
-	case TP_INJECT:
-		return "to injection";
-	case TP_ENTRY:
-		return "KVM_INTERRUPT";
-	case TP_HANDLER:
-		return "entry to handler";
-	case TP_EOI:
-		return "handler";
-	case TP_EOI_EXIT:
-		return "EOI exit";
-	default:
-		return "send";
-	}
-}
-
-void tl_json_string(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; s && *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-
-		if (ch == '"' || ch == '\\')
-			fprintf(f, "\\%c", ch);
-		else if (ch < 0x20)
-			fprintf(f, "\\u%04x", ch);
-		else
-			fputc(ch, f);
-	}
-	fputc('"', f);
-}
-
-/* the track of a point: the target's from the notify's end on */
-static unsigned point_cpu(enum tl_point p, const struct tl_ipi *ipi)
-{
-	return p >= TP_OUT ? ipi->to : ipi->from;
-}
-
-static double us(uint64_t t, uint64_t t0, uint64_t khz)
-{
-	return (double)(t - t0) * 1000.0 / (double)khz;
-}
-
-static void write_ipi(FILE *f, const struct tl_ipi *ipi, uint64_t t0,
-		      uint64_t khz)
-{
-	unsigned p, prev = TP_NR, last = TP_NR, points = 0, nslices = 0;
-
-	for (p = 0; p < TP_NR; p++)
-		if (ipi->t[p]) {
-			last = p;
-			points++;
-		}
-	for (p = 0; p < TP_NR; p++) {
-		double ts, dur;
-
-		if (!ipi->t[p])
-			continue;
-		if (prev == TP_NR) {
-			prev = p;
-			continue;
-		}
-		ts = us(ipi->t[prev], t0, khz);
-		dur = us(ipi->t[p], t0, khz) - ts;
-		fprintf(f, ",\n{\"ph\":\"X\",\"pid\":1,\"tid\":%u,\"ts\":%.3f,"
-			"\"dur\":%.3f,\"cat\":\"ipi\",\"name\":",
-			point_cpu(p, ipi), ts, dur);
-		tl_json_string(f, tl_phase_name(p, ipi));
-		fprintf(f, ",\"args\":{\"ipi\":%u,\"vector\":%u,\"from\":%u,"
-			"\"to\":%u,\"from_point\":%u,\"to_point\":%u}}",
-			ipi->id, ipi->vector, ipi->from, ipi->to, prev, p);
-		/* a flow joins the slices: s, t..., f (bound to the slice
-		 * that encloses its ts: the phase just written); one slice
-		 * alone has none */
-		if (points > 2)
-			fprintf(f, ",\n{\"ph\":\"%s\",\"pid\":1,\"tid\":%u,"
-				"\"ts\":%.3f,\"cat\":\"ipi\",\"name\":\"ipi\","
-				"\"id\":%u%s}",
-				nslices == 0 ? "s" : p == last ? "f" : "t",
-				point_cpu(p, ipi), ts, ipi->id,
-				p == last ? ",\"bp\":\"e\"" : "");
-		nslices++;
-		prev = p;
-	}
-}
-
-void tl_write_json(FILE *f, const struct tl_cpu *cpu, unsigned ncpu,
-		   const struct tl_result *r, uint64_t tsc_khz,
-		   const char *meta)
-{
-	uint64_t t0 = UINT64_MAX, dropped = 0, st_dropped = 0;
-	unsigned c, p;
-	uint32_t i;
-
-	if (!tsc_khz)
-		tsc_khz = 1000000;	/* no rate known: 1 GHz, said below */
-	for (i = 0; i < r->n; i++)
-		for (p = 0; p < TP_NR; p++)
-			if (r->ipi[i].t[p] && r->ipi[i].t[p] < t0)
-				t0 = r->ipi[i].t[p];
-	if (t0 == UINT64_MAX)
-		t0 = 0;
-	for (c = 0; c < ncpu; c++) {
-		dropped += cpu[c].dropped;
-		st_dropped += cpu[c].st_dropped;
-	}
-	fprintf(f, "{\"displayTimeUnit\":\"ns\",\"otherData\":{%s%s"
-		"\"tsc_khz\":%" PRIu64 ",\"t0_tsc\":%" PRIu64 ",\"ipis\":%u,"
-		"\"complete\":%u,\"backwards\":%u,\"vmm_dropped\":%" PRIu64
-		",\"guest_dropped\":%" PRIu64 ",\"clock_fix_cyc\":[",
-		meta ? meta : "", meta && *meta ? "," : "", tsc_khz, t0,
-		r->n, r->complete, r->backwards, dropped, st_dropped);
-	for (c = 0; c < ncpu; c++)
-		fprintf(f, "%s%" PRId64, c ? "," : "", r->fix ? r->fix[c] : 0);
-	fputs("],\"clock_unsure\":[", f);
-	for (c = 0; c < ncpu; c++)
-		fprintf(f, "%s%s", c ? "," : "",
-			r->unsure && r->unsure[c] ? "true" : "false");
-	fprintf(f, "]},\n\"traceEvents\":[\n"
-		"{\"ph\":\"M\",\"pid\":1,\"tid\":0,\"ts\":0,\"name\":\"process_name\","
-		"\"args\":{\"name\":\"irqlab-vmm (guest TSC)\"}}");
-	for (c = 0; c < ncpu; c++)
-		fprintf(f, ",\n{\"ph\":\"M\",\"pid\":1,\"tid\":%u,\"ts\":0,\"name\":"
-			"\"thread_name\",\"args\":{\"name\":\"vcpu%u\"}}", c, c);
-	for (i = 0; i < r->n; i++)
-		write_ipi(f, &r->ipi[i], t0, tsc_khz);
-	fputs("\n]}\n", f);
-}

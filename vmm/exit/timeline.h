@@ -91,6 +91,7 @@ struct tl_cpu {
 	uint32_t nst;
 	uint32_t st_dropped;	/* the guest's count past its size */
 	int64_t tsc_offset;
+	const int64_t *fix;	/* the join's own: per event, added to it */
 };
 
 /* The points of one IPI, in order; a point the run did not have is 0. */
@@ -120,11 +121,11 @@ struct tl_ipi {
 
 struct tl_result {
 	struct tl_ipi *ipi;
-	/* per CPU: what the join added to its TSC offset, in guest TSC
-	 * cycles (0 where KVM's offset agrees with the order of events),
-	 * and whether its bounds crossed (the clock drifted in the run) */
-	int64_t *fix;
-	bool *unsure;
+	/* per CPU: the least and most the join added to its TSC offset,
+	 * in guest TSC cycles (0 where KVM's offset agrees with the order
+	 * of events), and its stretches whose bounds crossed */
+	int64_t (*fix)[2];
+	uint32_t *unsure;
 	uint32_t n;
 	uint32_t complete;	/* with send and handler, and with post
 				 * and injection where irqlab-vmm posts */
