@@ -149,14 +149,14 @@ def side_by_side(docs, names, vector=None):
 # kernel words).  User mode with each latency knob (docs/BENCHMARKS.md
 # "Latency knobs"; --pv-ipi changes only multicasts, so ipi_wake's IPIs
 # keep their phases there), xAPIC also as Linux sends (icr_hi=always: the
-# ICR_HI exit every time), KVM's LAPIC with and without PV EOI (the
-# guest's points only), and the probe effect's boot: the timeline off.
+# ICR_HI exit every time), and KVM's LAPIC with and without PV EOI (the
+# guest's points only).
 KNOBS = (('base', [], ''), ('pveoi', ['--pv-eoi=on'], ''),
          ('pvipi', ['--pv-ipi=on'], ''),
          ('hp200', ['--halt-poll', '200'], ''),
          ('hltguest', ['--hlt=guest'], ''))
-OFF = 'user-x2apic-off'
-TRIES = 3       # boots of a configuration whose ipi_wake skipped itself
+TRIES = 5       # boots of a configuration whose ipi_wake skipped itself
+PROBE_PAIRS = 5  # the probe effect's boots, on and off, alternating
 
 
 def configs(quick=False):
@@ -174,7 +174,6 @@ def configs(quick=False):
             for knob, args, words in KNOBS[:1 if quick else 2]:
                 out.append(('%s-%s-%s' % (chip, apic, knob), chip, apic,
                             args, words))
-    out.append((OFF, 'user', 'x2apic', [], ''))
     return out
 
 
@@ -182,56 +181,81 @@ def say(msg):
     print(msg, file=sys.stderr, flush=True)
 
 
+class Booter:
+    """irqlab-vmm boots with ipi_wake and ipi_pingpong, here or in the
+    nested rig (a server with a CPU per vCPU, started at the first)."""
+
+    def __init__(self, out_dir, iters, rig):
+        self.out_dir, self.iters, self.rig = out_dir, iters, rig
+        self.server = None
+        os.makedirs(out_dir, exist_ok=True)
+
+    def boot(self, name, chip, apic, args, words, timeline=True):
+        """(ok, timeline path or None, why): its output in NAME.out,
+        NAME.err; booted again (up to TRIES) while ipi_wake skips itself
+        for skewed TSCs (@tsc_sync)."""
+        from runner import boot, rigserver
+        base = os.path.join(self.out_dir, name)
+        tl = base + '.json'
+        on = ['--timeline', os.path.relpath(tl, boot.ROOT)] if timeline \
+            else []
+        cmd = boot.vmm_cmd(
+            append='bench=ipi_wake,ipi_pingpong iters=%d apic=%s%s' % (
+                self.iters, apic, ' ' + words if words else ''),
+            cpus=2, irqchip=chip, args=on + args)
+        if os.path.exists(tl):
+            os.unlink(tl)
+        for _ in range(TRIES):
+            if self.rig:
+                if self.server is None:
+                    self.server = rigserver.RigServer(boot.ROOT, smp=2)
+                    say('anatomy: the nested rig, 2 CPUs (%s)' %
+                        self.server.log)
+                    self.server.start()
+                res = boot.run_in_rig(self.server, cmd, 300,
+                                      err_path=base + '.err')
+            else:
+                res = boot.run(cmd, 300, err_path=base + '.err')
+            skip = res.find('bench_skip', case='ipi_wake')
+            if res.status != 0 or not skip:
+                break
+            say('anatomy: %s: ipi_wake skipped itself (%s), booting again'
+                % (name, skip.get('reason')))
+        with open(base + '.out', 'w') as f:
+            f.write(res.out)
+        ok = res.status == 0 and (not timeline or os.path.exists(tl))
+        why = '' if ok else 'status %s' % res.status
+        say('anatomy: %-22s %s' % (name, 'ok' if ok else why))
+        return ok, tl if ok and timeline else None, why
+
+    def stop(self):
+        if self.server:
+            self.server.stop()
+
+
 def run(out_dir, quick=False, rig=False, only=None):
-    """Boot each configuration (ipi_wake and ipi_pingpong with the
-    timeline on) and return [(name, timeline path or None, why)]."""
-    from runner import boot, rigserver
-    iters = 100 if quick else 500
-    os.makedirs(out_dir, exist_ok=True)
-    server = None
-    done = []
+    """A boot to warm up (not reported), each configuration with the
+    timeline on, then the probe effect's pairs: user-x2apic-base with the
+    timeline on and off, alternating.  [(name, timeline or None, why)]
+    and the pairs' names [(on, off)]."""
+    b = Booter(out_dir, 100 if quick else 500, rig)
+    done, pairs = [], []
     try:
+        b.boot('warmup', 'user', 'x2apic', [], '', timeline=False)
         for name, chip, apic, args, words in configs(quick):
             if only and name not in only:
                 continue
-            tl = os.path.join(out_dir, name + '.json')
-            on = [] if name == OFF else [
-                '--timeline', os.path.relpath(tl, boot.ROOT)]
-            cmd = boot.vmm_cmd(
-                append='bench=ipi_wake,ipi_pingpong iters=%d apic=%s%s' % (
-                    iters, apic, ' ' + words if words else ''),
-                cpus=2, irqchip=chip, args=on + args)
-            if os.path.exists(tl):
-                os.unlink(tl)
-            for t in range(TRIES):
-                if rig:
-                    if server is None:
-                        server = rigserver.RigServer(boot.ROOT, smp=2)
-                        say('anatomy: the nested rig, 2 CPUs (%s)' %
-                            server.log)
-                        server.start()
-                    res = boot.run_in_rig(server, cmd, 300,
-                                          err_path=tl[:-5] + '.err')
-                else:
-                    res = boot.run(cmd, 300, err_path=tl[:-5] + '.err')
-                # ipi_wake refuses skewed TSCs (@tsc_sync): boot again
-                if res.status != 0 or not res.find('bench_skip',
-                                                   case='ipi_wake'):
-                    break
-                say('anatomy: %s: ipi_wake skipped itself (%s), booting '
-                    'again' % (name, res.find('bench_skip',
-                                              case='ipi_wake').get(
-                                                  'reason')))
-            with open(tl[:-5] + '.out', 'w') as f:
-                f.write(res.out)
-            ok = res.status == 0 and (name == OFF or os.path.exists(tl))
-            why = '' if ok else 'status %s' % res.status
-            say('anatomy: %-22s %s' % (name, 'ok' if ok else why))
-            done.append((name, tl if ok else None, why))
+            ok, tl, why = b.boot(name, chip, apic, args, words)
+            done.append((name, tl, why))
+        for k in range(1 if quick or only else PROBE_PAIRS):
+            names = ('probe-on-%d' % k, 'probe-off-%d' % k)
+            if b.boot(names[0], 'user', 'x2apic', [], '')[0] and \
+                    b.boot(names[1], 'user', 'x2apic', [], '',
+                           timeline=False)[0]:
+                pairs.append(names)
     finally:
-        if server:
-            server.stop()
-    return done
+        b.stop()
+    return done, pairs
 
 
 def bench_records(out_path):
@@ -249,17 +273,28 @@ def _p50_us(rec):
     return int(rec['p50_ns']) / 1000 if rec and 'p50_ns' in rec else None
 
 
-def probe_effect(out_dir, on=OFF.replace('-off', '-base'), off=OFF):
-    """Rows (case, p50 on, p50 off, ratio, exits/op on, exits/op off) of
-    the same configuration with the timeline on and off."""
-    a = bench_records(os.path.join(out_dir, on + '.out'))
-    b = bench_records(os.path.join(out_dir, off + '.out'))
+def probe_effect(out_dir, pairs):
+    """Rows (case, median p50 on, median p50 off, ratio, exits/op on,
+    exits/op off) over the pairs of boots with the timeline on and off;
+    the exits per operation as a set of what the boots gave."""
     rows = []
     for case in ('ipi_wake', 'ipi_pingpong'):
-        x, y = _p50_us(a.get(case)), _p50_us(b.get(case))
-        rows.append((case, x, y, x / y if x and y else None,
-                     a.get(case, {}).get('exits_per_op'),
-                     b.get(case, {}).get('exits_per_op')))
+        on, off, eon, eoff = [], [], set(), set()
+        for a, b in pairs:
+            x = bench_records(os.path.join(out_dir, a + '.out')).get(case)
+            y = bench_records(os.path.join(out_dir, b + '.out')).get(case)
+            if not x or not y:
+                continue        # skipped itself in one of them
+            on.append(_p50_us(x))
+            off.append(_p50_us(y))
+            eon.add(x.get('exits_per_op'))
+            eoff.add(y.get('exits_per_op'))
+        m_on = stats.median(on) if on else None
+        m_off = stats.median(off) if off else None
+        rows.append((case, len(on), m_on, m_off,
+                     m_on / m_off if m_on and m_off else None,
+                     '/'.join(sorted(eon)) or '-',
+                     '/'.join(sorted(eoff)) or '-'))
     return rows
 
 
@@ -267,38 +302,48 @@ def _f(x, fmt='%.2f'):
     return '-' if x is None else fmt % x
 
 
-def report(done, host, rig, out_dir):
+def report(done, pairs, host, rig, out_dir):
     """The run in markdown: the probe effect, the latency and exits of
     each configuration, and the phases side by side."""
-    ok = [(n, load(p)) for n, p, _ in done if p and n != OFF]
+    ok = [(n, load(p)) for n, p, _ in done if p]
     out = ['Host: %s%s.  Each configuration is one boot of `irqlab-vmm '
            '--cpus 2 --timeline FILE` with `bench=ipi_wake,ipi_pingpong` '
            '(docs/ANATOMY.md "make anatomy").' % (
                host, ' (the nested rig: Linux\'s KVM under QEMU TCG; the '
                'times are QEMU\'s, the exit counts exact)' if rig else ''),
            '']
-    if any(n == OFF for n, p, _ in done if p):
+    if pairs:
         out += ['## Probe effect', '',
-                '`user-x2apic-base` with the timeline on against the same '
-                'boot without it (`%s`): p50 in us, and the exits per '
-                'operation, which must not move.' % OFF, '',
-                '| case | p50 on | p50 off | on / off | exits/op on | '
-                'exits/op off |', '|---|---:|---:|---:|---:|---:|']
-        for case, x, y, ratio, eon, eoff in probe_effect(out_dir):
-            out.append('| %s | %s | %s | %s | %s | %s |' % (
-                case, _f(x), _f(y), _f(ratio, '%.3f'), eon or '-',
-                eoff or '-'))
+                '`user-x2apic-base` booted %d times with the timeline on '
+                'and as often without, alternating: the median of the '
+                'boots\' p50 in us, and the exits per operation the boots '
+                'gave, which must be the same on and off.' % len(pairs),
+                '', '| case | pairs | p50 on | p50 off | on / off | '
+                'exits/op on | exits/op off |',
+                '|---|---:|---:|---:|---:|---:|---:|']
+        for case, n, x, y, ratio, eon, eoff in probe_effect(out_dir, pairs):
+            out.append('| %s | %d | %s | %s | %s | %s | %s |' % (
+                case, n, _f(x), _f(y), _f(ratio, '%.3f'), eon, eoff))
         out.append('')
     out += ['## Latency and exits per configuration', '',
-            '| config | ipi_wake p50 us | exits/op | ipi_pingpong p50 us | '
-            'exits/op |', '|---|---:|---:|---:|---:|']
+            'ipi_wake\'s p50 as the guest measured it (its handler\'s TSC '
+            'less the sender\'s) beside the timeline\'s send-to-handler '
+            'p50 of the same IPIs: the timeline\'s handler point is '
+            'trap_dispatch()\'s first line, a little before the case\'s '
+            'own read, so the guest\'s is the longer by that and by one '
+            'stamp.', '',
+            '| config | ipi_wake p50 us | timeline send to handler p50 us '
+            '| exits/op | ipi_pingpong p50 us | exits/op |',
+            '|---|---:|---:|---:|---:|---:|']
     for n, p, _ in done:
         if not p:
             continue
         r = bench_records(os.path.join(out_dir, n + '.out'))
         w, g = r.get('ipi_wake'), r.get('ipi_pingpong')
-        out.append('| %s | %s | %s | %s | %s |' % (
-            n, _f(_p50_us(w)), (w or {}).get('exits_per_op', '-'),
+        e2e = breakdown(load(p), 0xd2)[1]
+        out.append('| %s | %s | %s | %s | %s | %s |' % (
+            n, _f(_p50_us(w)), _f(e2e['p50'] if e2e and w else None),
+            (w or {}).get('exits_per_op', '-'),
             _f(_p50_us(g)), (g or {}).get('exits_per_op', '-')))
     out += ['', 'A cell of the phase tables is the phase\'s p50 in us and '
             'its share of the send-to-handler p50.  split and kernel: the '
@@ -350,9 +395,9 @@ def main(argv=None):
     if a.run:
         from runner import markdown
         rig = a.rig
-        done = run(a.out, a.quick, rig, a.only)
+        done, pairs = run(a.out, a.quick, rig, a.only)
         host = markdown.host_kind(rig)
-        md = report(done, host, rig, a.out)
+        md = report(done, pairs, host, rig, a.out)
         print(md)
         if not any(p for _, p, _ in done):
             print('anatomy: no configuration ran', file=sys.stderr)
@@ -367,7 +412,7 @@ def main(argv=None):
                 '-anatomy', DOC_BEGIN, DOC_END)
             print('anatomy: wrote %s' % os.path.relpath(path),
                   file=sys.stderr)
-        return 0 if all(p for _, p, _ in done) else 1
+        return 0 if all(p for _, p, _ in done) and pairs else 1
     if not a.files:
         ap.error('a FILE, or --run')
     try:

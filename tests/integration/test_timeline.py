@@ -123,3 +123,31 @@ def test_the_timeline_adds_no_exit(boot):
         assert on[k] == off[k] == '1.00', (k, on.line, off.line)
     print('p50 with the timeline %s ns, without %s ns' %
           (on['p50_ns'], off['p50_ns']))
+
+
+def test_make_anatomy_quick_case(boot):
+    """make anatomy's runner on one configuration, and one pair of boots
+    for the probe effect (the timeline on, then off): the phase table,
+    and the probe effect's rows with the same exits per operation."""
+    out = boot.dir / 'anatomy'
+    argv = ['guest-bench/anatomy', '--run', '--quick',
+            '--only', 'user-x2apic-base', '--out', str(out.relative_to(ROOT))]
+    if boot.nested:
+        argv.append('--rig')
+    r = boot.run('anatomy', argv, 900)
+    assert r.status == 0, r.report()
+    assert '## ipi_wake (vector 0xd2), user irqchip' in r.out, r.report()
+    assert '| **send to handler** |' in r.out
+    probe = [ln for ln in r.out.splitlines()
+             if ln.startswith('| ipi_wake |') or
+             ln.startswith('| ipi_pingpong |')]
+    assert len(probe) == 2, r.report()
+    for ln in probe:
+        # case, pairs, p50 on, p50 off, on/off, exits/op on, exits/op off
+        cells = [c.strip() for c in ln.strip('|').split('|')]
+        if cells[1] == '0':
+            print('probe effect: no pair (ipi_wake skipped itself): %s' % ln)
+            continue
+        assert cells[2] != '-' and cells[3] != '-', ln
+        assert abs(float(cells[5]) - float(cells[6])) <= 0.02, ln
+        print('probe effect: %s' % ln)
