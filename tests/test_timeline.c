@@ -11,6 +11,7 @@
 
 #include "dev/pvport.h"
 #include "exit/timeline.h"
+#include "exit/tl_trace.h"
 #include "hw/irqlab.h"
 
 #define VEC	0xd2
@@ -367,4 +368,118 @@ Test(timeline, a_kick_is_taken_after_it_was_sent_whatever_the_clocks)
 	cr_assert_eq(r.fix[1][0], 485);
 	cr_assert_eq(r.backwards, 0);
 	tl_result_free(&r);
+}
+
+/* ---- KVM's tracepoints (exit/tl_trace.c) ----------------------------- */
+
+static const char *const wake_trace[] = {
+	"# tracer: nop",
+	/* as tracefs aligns them: spaces before the CPU and the TSC */
+	"      irqlab-vmm-118     [001] d..1.   1000: kvm_entry: vcpu 0, "
+	"rip 0x1",
+	" irqlab-vmm-119 [000] d..1. 1001: kvm_entry: vcpu 1, rip 0x1",
+	" irqlab-vmm-118 [001] ..... 2000: kvm_exit: vcpu 0 reason msr rip "
+	"0x10 info1 0x1 info2 0x0 intr_info 0x00000000 error_code 0x00000000",
+	" irqlab-vmm-118 [001] ..... 2010: kvm_apic_ipi: dst 1 vec 210 "
+	"(Fixed|physical|assert|edge|dst)",
+	" irqlab-vmm-118 [001] ..... 2020: kvm_apic_accept_irq: apicid 1 vec "
+	"210 (Fixed|edge)",
+	" irqlab-vmm-118 [001] d..1. 2030: kvm_entry: vcpu 0, rip 0x12",
+	" irqlab-vmm-119 [000] ..... 2100: kvm_vcpu_wakeup: wait time 1000 ns, "
+	"polling valid",
+	" irqlab-vmm-119 [000] .N... 2110: kvm_inj_virq: IRQ 0xd2",
+	" irqlab-vmm-119 [000] d..1. 2120: kvm_entry: vcpu 1, rip 0x3",
+	" irqlab-vmm-119 [000] ..... 2300: kvm_exit: vcpu 1 reason msr rip "
+	"0x20 info1 0x1 info2 0x0 intr_info 0x00000000 error_code 0x00000000",
+	" irqlab-vmm-119 [000] ..... 2310: kvm_eoi: apicid 1 vector 210",
+	/* another clock, a thread no vCPU ran on: skipped */
+	" irqlab-vmm-119 [000] ..... 12.345678: kvm_inj_virq: IRQ 0xd2",
+	" irqlab-vmm-115 [000] ...1. 2400: kvm_inj_virq: IRQ 0xd2",
+};
+
+Test(timeline, kvm_s_tracepoints_give_the_host_points)
+{
+	static struct tl_trace t = { .ncpu = 2 };
+	struct tl_result r;
+	const struct tl_ipi *p;
+	unsigned i;
+
+	for (i = 0; i < sizeof(wake_trace) / sizeof(*wake_trace); i++)
+		cr_assert_eq(tl_trace_line(&t, wake_trace[i]), 0);
+	tl_trace_finish(&t);
+	cpu[0].ev = t.cpu[0].ev;
+	cpu[0].n = t.cpu[0].n;
+	cpu[1].ev = t.cpu[1].ev;
+	cpu[1].n = t.cpu[1].n;
+	guest(0, IRQLAB_TL_SEND, 1990, 1);
+	guest(1, IRQLAB_TL_HANDLER, 2200, 0);
+	guest(1, IRQLAB_TL_EOI, 2290, 0);
+	for (i = 0; i < 2; i++)
+		tl_trace_gcounts(t.cpu[i].ev, t.cpu[i].n, &cpu[i]);
+	/* the ICR exit after the send (stamp 0), the entry back before the
+	 * next; the injection and its entry before the handler (stamp 0) */
+	cr_assert_eq(t.cpu[0].ev[0].kind, TL_EXIT);
+	cr_assert_eq(t.cpu[0].ev[0].gcount, 1);
+	cr_assert_eq(t.cpu[0].ev[3].kind, TL_ENTRY);
+	cr_assert_eq(t.cpu[0].ev[3].gcount, 1);
+	cr_assert_eq(t.cpu[1].ev[1].kind, TL_INJECT);
+	cr_assert_eq(t.cpu[1].ev[1].gcount, 0);
+	cr_assert_eq(t.cpu[1].ev[2].gcount, 0);
+	cr_assert_eq(t.cpu[1].ev[3].kind, TL_EOI);
+	cr_assert_eq(t.cpu[1].ev[3].gcount, 2, "after the EOI stamp (1)");
+	cr_assert_eq(tl_join(cpu, 2, &r), 0);
+	cr_assert_eq(r.n, 1);
+	p = &r.ipi[0];
+	cr_assert_eq(p->notify, TL_WAKE);
+	cr_assert_eq(p->t[TP_SEND], 1990);
+	cr_assert_eq(p->t[TP_EXIT], 2000);
+	cr_assert_eq(p->t[TP_POST], 2020);
+	cr_assert_eq(p->t[TP_OUT], 2100);
+	cr_assert_eq(p->t[TP_INJECT], 2110);
+	cr_assert_eq(p->t[TP_ENTRY], 2120);
+	cr_assert_eq(p->t[TP_HANDLER], 2200);
+	cr_assert_eq(p->t[TP_EOI], 2290);
+	cr_assert_eq(p->t[TP_EOI_EXIT], 2300);
+	cr_assert_eq(r.complete, 1);
+	cr_assert_eq(r.backwards, 0);
+	tl_result_free(&r);
+	tl_trace_free(&t);
+}
+
+Test(timeline, a_kick_in_the_trace_is_an_interrupt_exit)
+{
+	static struct tl_trace t = { .ncpu = 2 };
+	static const char *const lines[] = {
+		" a-1 [0] d..1. 10: kvm_entry: vcpu 0, rip 0x1",
+		" b-2 [1] d..1. 11: kvm_entry: vcpu 1, rip 0x1",
+		" a-1 [0] ..... 20: kvm_exit: vcpu 0 reason EXTERNAL_INTERRUPT "
+		"rip 0x2",
+		" a-1 [0] ..... 21: kvm_exit: vcpu 0 reason MSR_WRITE rip 0x2",
+		" a-1 [0] ..... 22: kvm_apic_ipi: dst 1 vec 208 (Fixed|physical|"
+		"assert|edge|dst)",
+		" a-1 [0] ..... 23: kvm_apic_accept_irq: apicid 1 vec 208 "
+		"(Fixed|edge)",
+		" b-2 [1] ..... 30: kvm_exit: vcpu 1 reason interrupt rip 0x5",
+		" b-2 [1] ..... 31: kvm_inj_virq: IRQ 0xd0",
+		" b-2 [1] ..... 32: kvm_inj_virq: IRQ 0xd0 [reinjected]",
+		/* a timer's accept on its own thread is no IPI */
+		" b-2 [1] ..... 40: kvm_apic_accept_irq: apicid 1 vec 236 "
+		"(Fixed|edge)",
+	};
+	unsigned i, posts = 0;
+
+	for (i = 0; i < sizeof(lines) / sizeof(*lines); i++)
+		cr_assert_eq(tl_trace_line(&t, lines[i]), 0);
+	tl_trace_finish(&t);
+	for (i = 0; i < t.cpu[0].n; i++)
+		posts += t.cpu[0].ev[i].kind == TL_POST;
+	cr_assert_eq(posts, 1);
+	/* exit 21 (the ICR write's), post 23, then a kick */
+	cr_assert_eq(t.cpu[0].ev[1].kind, TL_EXIT);
+	cr_assert_eq(t.cpu[0].ev[1].tsc, 21);
+	cr_assert_eq(t.cpu[0].ev[1].seq, 1);
+	cr_assert_eq(t.cpu[0].ev[3].kind, TL_KICK);
+	cr_assert_eq(t.cpu[1].n, 2, "the kick and one injection");
+	cr_assert_eq(t.cpu[1].ev[1].id, t.cpu[0].ev[2].id);
+	tl_trace_free(&t);
 }

@@ -23,11 +23,13 @@
 #include "boot/loader.h"
 #include "cli.h"
 #include "exit/machine.h"
+#include "exit/tl_trace.h"
 #include "irqchip/isa.h"
 #include "irqchip/user.h"
 #include "kvm/irqchip.h"
 #include "kvm/jail.h"
 #include "kvm/kvm.h"
+#include "kvm/tracefs.h"
 #include "kvm/vcpu.h"
 #include "util.h"
 #include "vm.h"
@@ -283,7 +285,7 @@ static const char *const irqchip_names[] = {
 };
 
 /* the run's configuration, as "otherData" members */
-static char *timeline_meta(const struct vm *vm)
+static char *timeline_meta(const struct vm *vm, bool traced)
 {
 	const struct vmm_config *c = vm->cfg;
 	char *buf = NULL;
@@ -301,13 +303,56 @@ static char *timeline_meta(const struct vm *vm)
 	tl_json_string(f, c->kernel);
 	fputs(",\"append\":", f);
 	tl_json_string(f, c->append ? c->append : "");
-	fprintf(f, ",\"host_phases\":%s",
-		c->irqchip == IRQCHIP_USER ? "true" : "false");
+	fprintf(f, ",\"host_points\":\"%s\"",
+		c->irqchip == IRQCHIP_USER ? "irqlab-vmm" :
+		traced ? "tracefs" : "none");
 	if (fclose(f)) {
 		free(buf);
 		return NULL;
 	}
 	return buf;
+}
+
+/* --timeline with KVM's LAPIC: its tracepoints (kvm/tracefs.c) */
+static struct tracefs tfs;
+
+static void timeline_tracefs_restore(void)
+{
+	tracefs_restore(&tfs);	/* also on die(): the settings are shared */
+}
+
+static void timeline_tracefs_start(struct vm *vm)
+{
+	if (!vm->cfg->timeline || vm->cfg->irqchip == IRQCHIP_USER)
+		return;
+	atexit(timeline_tracefs_restore);
+	if (tracefs_start(&tfs))
+		warn("--timeline: %s: with KVM's LAPIC the timeline has the "
+		     "guest's points only", tfs.why);
+}
+
+static int timeline_trace_line(void *ctx, const char *line)
+{
+	return tl_trace_line(ctx, line);
+}
+
+/* KVM's events into @tr's streams; false if there are none */
+static bool timeline_tracefs_read(struct vm *vm, struct tl_trace *tr)
+{
+	if (!tfs.on)
+		return false;
+	tr->ncpu = vm->nr_vcpus;
+	if (tracefs_stop(&tfs, timeline_trace_line, tr)) {
+		warn("--timeline: %s", tfs.why[0] ? tfs.why :
+		     "out of memory reading the trace");
+		return false;
+	}
+	if (tfs.lost)
+		warn("--timeline: tracefs's ring lost %lu of KVM's events "
+		     "(buffer_size_kb %s): the first IPIs lack host points",
+		     tfs.lost, TRACEFS_BUFFER_KB);
+	tl_trace_finish(tr);
+	return true;
 }
 
 /*
@@ -318,6 +363,8 @@ static char *timeline_meta(const struct vm *vm)
 static void timeline_report(struct vm *vm)
 {
 	struct tl_cpu c[VMM_MAX_CPUS];
+	struct tl_trace *tr = calloc(1, sizeof(*tr));
+	bool traced = tr && timeline_tracefs_read(vm, tr);
 	struct tl_result r;
 	char *meta;
 	FILE *f;
@@ -339,20 +386,24 @@ static void timeline_report(struct vm *vm)
 			else
 				n = 0;
 		}
-		if (t->n)
+		if (t->n || traced)
 			kvm_tsc_offset_now(&vm->vcpus[i]);
 		c[i] = (struct tl_cpu){
-			.ev = t->ev, .n = t->n, .dropped = t->dropped,
+			.ev = traced ? tr->cpu[i].ev : t->ev,
+			.n = traced ? tr->cpu[i].n : t->n,
+			.dropped = t->dropped,
 			.st = st, .nst = n,
 			.st_dropped = count > n ? count - n : 0,
 			.tsc_offset = vm->vcpus[i].irq.tsc_offset,
 		};
+		if (traced)	/* KVM's events: where they fall among these */
+			tl_trace_gcounts(tr->cpu[i].ev, tr->cpu[i].n, &c[i]);
 	}
 	f = json_open("--timeline", vm->cfg->timeline);
 	if (tl_join(c, vm->nr_vcpus, &r)) {
 		warn("--timeline: out of memory");
 	} else if (f) {
-		meta = timeline_meta(vm);
+		meta = timeline_meta(vm, traced);
 		tl_write_json(f, c, vm->nr_vcpus, &r, vm->tsc_khz, meta);
 		free(meta);
 		fprintf(stderr, "timeline: %u IPIs, %u complete, %u out of "
@@ -366,6 +417,9 @@ static void timeline_report(struct vm *vm)
 		free((void *)c[i].st);
 		tl_free(&vm->vcpus[i].tl);
 	}
+	if (tr)
+		tl_trace_free(tr);
+	free(tr);
 }
 
 /*
@@ -521,6 +575,7 @@ int main(int argc, char **argv)
 	/* the devices' ISA lines (COM1's IRQ 4): KVM's or irqlab's */
 	vm.isa_line = irqchip_isa_in_vmm(&cfg) ? isa_set_line : kvm_isa_line;
 
+	timeline_tracefs_start(&vm);	/* before any vCPU runs */
 	jail_prepare(&vm);
 	set = main_signals();	/* before any thread: they inherit the mask */
 	if (irqchip_isa_in_vmm(&cfg))

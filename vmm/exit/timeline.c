@@ -153,6 +153,7 @@ static void join_target(const struct tl_cpu *t, const struct tl_where *w,
 			const struct tl_event *notify, struct tl_ipi *ipi)
 {
 	const struct tl_event *inj;
+	uint32_t g;
 	int i, h, e;
 
 	if (!w->inject)
@@ -166,9 +167,14 @@ static void join_target(const struct tl_cpu *t, const struct tl_where *w,
 	if (i >= 0)
 		ipi->t[TP_ENTRY] = tl_ev_time(t, &t->ev[i]);
 	/* the handler: the guest's first of the vector after that entry
-	 * (its stamps then numbered @gcount on), by order, not by time */
-	h = stamp_after(t, i >= 0 ? t->ev[i].gcount : inj->gcount,
-			IRQLAB_TL_HANDLER, ipi->vector, 0);
+	 * (its stamps then numbered @gcount on), by order, not by time;
+	 * from KVM's tracepoints (no gcount), the first at or after it */
+	g = i >= 0 ? t->ev[i].gcount : inj->gcount;
+	h = g != TL_GCOUNT_UNKNOWN ?
+	    stamp_after(t, g, IRQLAB_TL_HANDLER, ipi->vector, 0) :
+	    stamp_after(t, 0, IRQLAB_TL_HANDLER, ipi->vector,
+			ipi->t[TP_ENTRY] ? ipi->t[TP_ENTRY] :
+			ipi->t[TP_INJECT]);
 	if (h < 0)
 		return;
 	ipi->t[TP_HANDLER] = t->st[h].tsc;

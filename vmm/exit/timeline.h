@@ -50,6 +50,8 @@ struct tl_event {
 };
 
 #define TL_EVENTS	65536	/* per vCPU: 1.5 MiB, touched as it fills */
+/* an event's gcount where nothing read the guest ring (KVM's tracepoints) */
+#define TL_GCOUNT_UNKNOWN	UINT32_MAX
 
 struct tl_vcpu {
 	struct tl_event *ev;	/* NULL: off */
