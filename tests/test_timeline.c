@@ -465,6 +465,10 @@ Test(timeline, a_kick_in_the_trace_is_an_interrupt_exit)
 		/* a timer's accept on its own thread is no IPI */
 		" b-2 [1] ..... 40: kvm_apic_accept_irq: apicid 1 vec 236 "
 		"(Fixed|edge)",
+		/* KVM's PV EOI: no EOI exit */
+		" b-2 [1] ..... 50: kvm_exit: vcpu 1 reason hlt rip 0x6",
+		" b-2 [1] ..... 51: kvm_eoi: apicid 1 vector 208",
+		" b-2 [1] ..... 52: kvm_pv_eoi: apicid 1 vector 208",
 	};
 	unsigned i, posts = 0;
 

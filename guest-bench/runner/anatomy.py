@@ -150,7 +150,7 @@ def side_by_side(docs, names, vector=None):
 # "Latency knobs"; --pv-ipi changes only multicasts, so ipi_wake's IPIs
 # keep their phases there), xAPIC also as Linux sends (icr_hi=always: the
 # ICR_HI exit every time), and KVM's LAPIC with and without PV EOI (the
-# guest's points only).
+# host's points from KVM's tracepoints, where tracefs is readable).
 KNOBS = (('base', [], ''), ('pveoi', ['--pv-eoi=on'], ''),
          ('pvipi', ['--pv-ipi=on'], ''),
          ('hp200', ['--halt-poll', '200'], ''),
@@ -345,10 +345,11 @@ def report(done, pairs, host, rig, out_dir):
             n, _f(_p50_us(w)), _f(e2e['p50'] if e2e and w else None),
             (w or {}).get('exits_per_op', '-'),
             _f(_p50_us(g)), (g or {}).get('exits_per_op', '-')))
+    src = sorted(set('%s: %s' % (n.split('-')[0], d['otherData'].get(
+        'host_points', '?')) for n, d in ok))
     out += ['', 'A cell of the phase tables is the phase\'s p50 in us and '
-            'its share of the send-to-handler p50.  split and kernel: the '
-            'guest\'s points only (docs/ANATOMY.md "What it cannot see").',
-            '']
+            'its share of the send-to-handler p50.  The host\'s points '
+            'came from (docs/ANATOMY.md): %s.' % ', '.join(src), '']
     for title, vec in (('ipi_wake (vector 0xd2)', 0xd2),
                        ('ipi_pingpong, ping (vector 0xd0)', 0xd0)):
         for chip in ('user', 'split', 'kernel'):

@@ -19,7 +19,9 @@
  *   kvm_vcpu_wakeup: wait|poll ...       the target left its halt
  *   kvm_inj_virq: IRQ 0xV                injected (not "[reinjected]")
  *   kvm_entry: vcpu N, ...               the entry after it
- *   kvm_eoi: apicid A vector V           the EOI, at the exit before it
+ *   kvm_eoi: apicid A vector V           the EOI, at the exit before it,
+ *                                        unless kvm_pv_eoi follows (KVM's
+ *                                        PV EOI: no exit)
  *
  * Each line names its thread (comm-TID); kvm_exit and kvm_entry name the
  * vCPU, so the threads are mapped to vCPUs as the lines come.  irqlab's
@@ -120,6 +122,26 @@ static bool starts(const char *s, const char *with)
 	return !strncmp(s, with, strlen(with));
 }
 
+/* a kvm_eoi waiting to see whether kvm_pv_eoi follows */
+static int eoi_flush(struct tl_stream *s)
+{
+	if (!s->eoi_held)
+		return 0;
+	s->eoi_held = false;
+	return add(s, TL_EOI, s->eoi_tsc, s->isr[s->eoi_vec], 0, s->eoi_vec,
+		   0);
+}
+
+static int eoi_hold(struct tl_stream *s, unsigned vec)
+{
+	if (eoi_flush(s))
+		return -1;
+	s->eoi_held = true;
+	s->eoi_vec = (uint8_t)vec;
+	s->eoi_tsc = s->last_exit;
+	return 0;
+}
+
 static int on_kvm_exit(struct tl_trace *t, long tid, uint64_t tsc,
 		   const char *rest)
 {
@@ -132,6 +154,8 @@ static int on_kvm_exit(struct tl_trace *t, long tid, uint64_t tsc,
 		return 0;
 	map_tid(t, tid, vcpu);
 	s = &t->cpu[vcpu];
+	if (eoi_flush(s))
+		return -1;
 	s->last_exit = tsc;
 	s->ipi_vec = -1;
 	if (!strcmp(reason, "interrupt") ||
@@ -151,6 +175,8 @@ static int on_kvm_entry(struct tl_trace *t, long tid, uint64_t tsc,
 	map_tid(t, tid, vcpu);
 	s = &t->cpu[vcpu];
 	s->ipi_vec = -1;
+	if (eoi_flush(s))
+		return -1;
 	if (!s->entry_due)
 		return 0;
 	s->entry_due = false;
@@ -231,10 +257,16 @@ int tl_trace_line(struct tl_trace *t, const char *line)
 		return add(s, TL_WOKE, tsc, 0, 0, 0, 0);
 	if (starts(event, "kvm_apic:") && strstr(rest, "apic_write APIC_ICR2"))
 		return add(s, TL_ICR_HI, s->last_exit, 0, s->sends + 1, 0, 0);
+	/* held until the thread goes on: a kvm_pv_eoi after it says KVM's
+	 * PV EOI took that EOI (the guest's flag, no exit; KVM saw it at
+	 * some later exit) */
 	if (starts(event, "kvm_eoi:") &&
 	    sscanf(rest, "apicid %x vector %u", &a, &v) == 2)
-		return add(s, TL_EOI, s->last_exit, s->isr[v & 0xff], 0,
-			   v & 0xff, 0);
+		return eoi_hold(s, v & 0xff);
+	if (starts(event, "kvm_pv_eoi:") &&
+	    sscanf(rest, "apicid %x vector %u", &a, &v) == 2 &&
+	    s->eoi_held && s->eoi_vec == (v & 0xff))
+		s->eoi_held = false;
 	return 0;
 }
 
@@ -249,6 +281,8 @@ void tl_trace_finish(struct tl_trace *t)
 	uint32_t i;
 	int j;
 
+	for (c = 0; c < t->ncpu; c++)
+		eoi_flush(&t->cpu[c]);
 	for (c = 0; c < t->ncpu; c++)
 		for (i = 0; i + 1 < t->cpu[c].n; i++) {
 			struct tl_event *p = &t->cpu[c].ev[i];

@@ -22,6 +22,9 @@ struct tl_stream {
 	uint32_t sends;		/* its ICR writes: the guest's seq */
 	int ipi_vec;		/* the vector of the ICR write now handled */
 	bool entry_due;
+	bool eoi_held;		/* a kvm_eoi, unless kvm_pv_eoi follows */
+	uint8_t eoi_vec;
+	uint64_t eoi_tsc;
 	uint32_t pending[256];	/* the IPI id accepted at each vector */
 	uint32_t isr[256];	/* and injected */
 };

@@ -27,7 +27,8 @@
 
 static const char *const events =
 	"kvm:kvm_exit kvm:kvm_entry kvm:kvm_apic_ipi kvm:kvm_apic_accept_irq "
-	"kvm:kvm_inj_virq kvm:kvm_eoi kvm:kvm_vcpu_wakeup kvm:kvm_apic";
+	"kvm:kvm_inj_virq kvm:kvm_eoi kvm:kvm_pv_eoi kvm:kvm_vcpu_wakeup "
+	"kvm:kvm_apic";
 
 static int path(const struct tracefs *t, const char *file, char *buf,
 		size_t len)
