@@ -487,3 +487,23 @@ Test(timeline, a_kick_in_the_trace_is_an_interrupt_exit)
 	cr_assert_eq(t.cpu[1].ev[1].id, t.cpu[0].ev[2].id);
 	tl_trace_free(&t);
 }
+
+Test(timeline, a_guest_that_stamps_nothing_keeps_the_host_s_one_clock)
+{
+	struct tl_result r;
+
+	/* Linux: no guest ring; KVM gave the vCPUs offsets 1000 apart */
+	vmm(0, TL_EXIT, 1010, 0, 1, 0);
+	vmm(0, TL_POST, 1020, 1, 1, 1);
+	vmm(0, TL_WAKE, 1025, 1, 0, 1);
+	vmm(1, TL_WOKE, 1040, 0, 0, 0);
+	vmm(1, TL_INJECT, 1050, 1, 0, 0);
+	vmm(1, TL_ENTRY, 1055, 0, 0, 0);
+	cpu[0].tsc_offset = 5000;
+	cpu[1].tsc_offset = 6000;
+	cr_assert_eq(tl_join(cpu, 2, &r), 0);
+	cr_assert_eq(r.ipi[0].t[TP_POST], 6020);
+	cr_assert_eq(r.ipi[0].t[TP_OUT], 6040, "CPU 0's offset for all");
+	cr_assert_eq(r.backwards, 0);
+	tl_result_free(&r);
+}

@@ -24,6 +24,7 @@ from runner import stats
 POINTS = ('send', 'ICR_HI exit', 'ICR exit', 'posted', 'notified',
           'target out', 'injected', 'entry', 'handler', 'EOI', 'EOI exit')
 HANDLER = POINTS.index('handler')
+ENTRY = POINTS.index('entry')
 DOC_BEGIN = '<!-- anatomy-results:begin -->'
 DOC_END = '<!-- anatomy-results:end -->'
 
@@ -58,10 +59,14 @@ def ipis(doc):
 
 
 def end_to_end(slices):
-    """Send to handler, in us, or None if the IPI lacks either point."""
-    if not slices or slices[0]['args']['from_point'] != 0:
+    """Send to handler, in us; for a guest that stamps nothing (Linux),
+    its first point to the entry that takes it in; None if the IPI lacks
+    either."""
+    if not slices:
         return None
-    to = [e for e in slices if e['args']['to_point'] == HANDLER]
+    first = slices[0]['args']['from_point']
+    end = HANDLER if first == 0 else ENTRY
+    to = [e for e in slices if e['args']['to_point'] == end]
     if not to:
         return None
     return to[0]['ts'] + to[0]['dur'] - slices[0]['ts']
@@ -71,10 +76,11 @@ def breakdown(doc, vector=None):
     """[(phase name, to_point, n, p50, p90, p99, share)] in point order,
     and the end-to-end summary {n, p50, p90, p99}: the IPIs of @vector
     only, if given (a benchmark's own, not the boot's others)."""
-    phases, e2e = {}, []
+    phases, e2e, sends = {}, [], 0
     for slices in ipis(doc).values():
         if vector is not None and slices[0]['args']['vector'] != vector:
             continue
+        sends += slices[0]['args']['from_point'] == 0
         t = end_to_end(slices)
         if t is not None:
             e2e.append(t)
@@ -92,7 +98,9 @@ def breakdown(doc, vector=None):
     if e2e:
         summary = {'n': len(e2e), 'p50': total,
                    'p90': stats.percentile(e2e, 90),
-                   'p99': stats.percentile(e2e, 99)}
+                   'p99': stats.percentile(e2e, 99),
+                   'what': 'send to handler' if sends else
+                           'ICR exit to entry'}
     return rows, summary
 
 
@@ -119,8 +127,8 @@ def table(doc, vector=None):
             name, POINTS[point], n, p50, p90, p99,
             '%.0f%%' % (100 * share) if share is not None else '-'))
     if s:
-        out.append('| **send to handler** | | %d | %.2f | %.2f | %.2f | '
-                   '100%% |' % (s['n'], s['p50'], s['p90'], s['p99']))
+        out.append('| **%s** | | %d | %.2f | %.2f | %.2f | 100%% |' % (
+            s['what'], s['n'], s['p50'], s['p90'], s['p99']))
     return '\n'.join(out)
 
 
@@ -140,8 +148,9 @@ def side_by_side(docs, names, vector=None):
                 r[3], ' (%.0f%%)' % (100 * r[6]) if r[6] is not None
                 else ''))
         out.append('| %s | %s |' % (k[1], ' | '.join(cells)))
-    out.append('| **send to handler** | %s |' % ' | '.join(
-        '%.2f' % s['p50'] if s else '-' for s in sums))
+    what = next((x['what'] for x in sums if x), 'send to handler')
+    out.append('| **%s** | %s |' % (what, ' | '.join(
+        '%.2f' % s['p50'] if s else '-' for s in sums)))
     return '\n'.join(out)
 
 
@@ -256,6 +265,82 @@ def run(out_dir, quick=False, rig=False, only=None):
     finally:
         b.stop()
     return done, pairs
+
+
+# Linux's reschedule IPI (arch/x86/include/asm/irq_vectors.h
+# RESCHEDULE_VECTOR): what a futex wake sends to a CPU whose task it woke
+LINUX_RESCHED = 0xfd
+LINUX_CHIPS = ('user', 'kernel', 'split')
+
+
+def run_linux(out_dir, rig):
+    """The Linux guest (make linux-guest) with perf bench futex wake, as
+    make bench-linux boots it, with --timeline, per irqchip: [(name,
+    timeline or None, why)], or None without a Linux guest."""
+    from types import SimpleNamespace
+    from runner import linux
+    if not os.path.exists(linux.BZIMAGE) or not os.path.exists(linux.INITRD):
+        return None
+    a = SimpleNamespace(vmm_limit=900, irqlab='nested' if rig else 'auto')
+    how = linux.irqlab_how(a)
+    done = []
+    for chip in LINUX_CHIPS:
+        name = 'linux-' + chip
+        tl = os.path.join(out_dir, name + '.json')
+        js = os.path.join(out_dir, name + '.stats.json')
+        for f in (tl, js):
+            if os.path.exists(f):
+                os.unlink(f)
+        res, _ = linux.boot_irqlab_linux(
+            a, name, how, chip, 2, linux.APPEND + ' quiet', js,
+            ['--timeline', os.path.relpath(tl, linux.ROOT)])
+        with open(os.path.join(out_dir, name + '.out'), 'w') as f:
+            f.write(res.out)
+        ok = res.status == 0 and os.path.exists(tl)
+        why = '' if ok else 'status %s' % res.status
+        say('anatomy: %-22s %s' % (name, 'ok' if ok else why))
+        done.append((name, tl if ok else None, why))
+    return done
+
+
+def linux_report(done, out_dir):
+    """The Linux section: perf's wake per row and the reschedule IPIs'
+    phases side by side."""
+    from runner import records
+    out = ['## The Linux guest: perf bench futex wake', '',
+           'Debian\'s Linux (make linux-guest) on `irqlab-vmm --cpus 2 '
+           '--timeline FILE`, as make bench-linux boots it; the phases of '
+           'its reschedule IPIs (vector 0x%x), which a futex wake sends to '
+           'the woken task\'s CPU.  Linux stamps nothing: the points are '
+           'the host\'s alone, so a share is of the ICR exit to the entry '
+           'that takes the IPI in.' % LINUX_RESCHED, '',
+           '| irqchip | wake -t 1 ms | reschedule IPIs | host points |',
+           '|---|---:|---:|---|']
+    ok = []
+    for n, p, why in done:
+        wake = '-'
+        try:
+            with open(os.path.join(out_dir, n + '.out'),
+                      errors='replace') as f:
+                w = records.find(records.parse_text(f.read()), 'linux_wake',
+                                 threads='1')
+            wake = w.get('ms', '-') if w else '-'
+        except OSError:
+            pass
+        if not p:
+            out.append('| %s | %s | - | not run: %s |' % (
+                n[6:], wake, why))
+            continue
+        d = load(p)
+        ok.append((n, d))
+        n_ipi = len([1 for sl in ipis(d).values()
+                     if sl[0]['args']['vector'] == LINUX_RESCHED])
+        out.append('| %s | %s | %d | %s |' % (
+            n[6:], wake, n_ipi, d['otherData'].get('host_points', '?')))
+    if ok:
+        out += ['', side_by_side([d for _, d in ok], [n[6:] for n, _ in ok],
+                                 LINUX_RESCHED), '']
+    return '\n'.join(out)
 
 
 def bench_records(out_path):
@@ -389,6 +474,10 @@ def main(argv=None):
     ap.add_argument('--only', action='append', metavar='CONFIG',
                     help='with --run: just this configuration (again for '
                     'more): ' + ', '.join(c[0] for c in configs()))
+    ap.add_argument('--no-linux', action='store_true',
+                    help='with --run: leave the Linux guest out (by '
+                    'default a full run boots make linux-guest\'s guest, '
+                    'if built, under each irqchip)')
     ap.add_argument('--out', default=os.path.join('build', 'anatomy'),
                     help='with --run: where the timelines go (default '
                     'build/anatomy)')
@@ -399,6 +488,12 @@ def main(argv=None):
         done, pairs = run(a.out, a.quick, rig, a.only)
         host = markdown.host_kind(rig)
         md = report(done, pairs, host, rig, a.out)
+        lx = None
+        if not (a.quick or a.only or a.no_linux):
+            lx = run_linux(a.out, rig)
+            md += '\n' + (linux_report(lx, a.out) if lx is not None else
+                          '## The Linux guest\n\nNot run: no Linux guest '
+                          '(make linux-guest builds it).\n')
         print(md)
         if not any(p for _, p, _ in done):
             print('anatomy: no configuration ran', file=sys.stderr)

@@ -41,7 +41,8 @@ def test_breakdown_per_phase_and_end_to_end(tmp_path):
     assert [r[1] for r in rows] == [2, 3, 6, 8, 9]
     assert all(r[2] == 2 for r in rows)
     # send to handler: 10 + 10 + 10 + 20 us
-    assert s == {'n': 2, 'p50': 50, 'p90': 50, 'p99': 50}
+    assert s == {'n': 2, 'p50': 50, 'p90': 50, 'p99': 50,
+                 'what': 'send to handler'}
     share = {r[1]: r[6] for r in rows}
     assert share[8] == pytest.approx(0.4) and share[9] is None
     assert anatomy.breakdown(d)[1]['n'] == 3
@@ -62,3 +63,12 @@ def test_not_a_timeline(tmp_path, capsys):
     p.write_text('{"a": 1}')
     assert anatomy.main([str(p)]) == 2
     assert 'no traceEvents' in capsys.readouterr().err
+
+
+def test_a_guest_that_stamps_nothing_ends_at_the_entry(tmp_path):
+    """Linux: the host's points only, ICR exit (2) to entry (7)."""
+    d = doc(tmp_path, [slices(1, 0xfd, [2, 3, 6, 7], 0)])
+    rows, s = anatomy.breakdown(d)
+    assert s['what'] == 'ICR exit to entry' and s['p50'] == 30
+    assert '| **ICR exit to entry** | 30.00 |' in anatomy.side_by_side(
+        [d], ['kernel'])

@@ -383,6 +383,7 @@ int tl_join(const struct tl_cpu *in, unsigned ncpu, struct tl_result *r)
 	struct tl_where *w = NULL;
 	struct tl_pair *p = NULL;
 	uint32_t maxid = 0, n = 0, np, i;
+	bool stamped = false;
 	unsigned c;
 	int err = -1;
 
@@ -391,9 +392,16 @@ int tl_join(const struct tl_cpu *in, unsigned ncpu, struct tl_result *r)
 	r->unsure = calloc(ncpu ? ncpu : 1, sizeof(*r->unsure));
 	if (!cpu || !r->fix || !r->unsure)
 		goto out;
+	for (c = 0; c < ncpu; c++)
+		stamped |= in[c].nst != 0;
 	for (c = 0; c < ncpu; c++) {
 		cpu[c] = in[c];
 		cpu[c].fix = NULL;
+		/* a guest that stamps nothing (Linux): the host's events are
+		 * on one clock already, so one offset for all, not each
+		 * vCPU's (they differ where KVM found the TSCs unsynced) */
+		if (!stamped)
+			cpu[c].tsc_offset = in[0].tsc_offset;
 		for (i = 0; i < cpu[c].n; i++) {
 			n += cpu[c].ev[i].kind == TL_POST;
 			if (cpu[c].ev[i].id > maxid)
