@@ -239,7 +239,12 @@ Test(timeline, the_json_has_slices_joined_by_flows)
 	one_wake(1, 1, 1000);
 	one_wake(2, 2, 2000);
 	cr_assert_eq(tl_join(cpu, 2, &r), 0);
-	tl_write_json(f, cpu, 2, &r, 1000, "\"irqchip\":\"user\"");
+	struct tl_event fires[3] = { { .tsc = 500, .kind = TL_TIMER },
+				     { .tsc = 1500, .kind = TL_TIMER },
+				     { .tsc = 2500, .kind = TL_TIMER } };
+	struct tl_cpu pit = { .ev = fires, .n = 3 };
+
+	tl_write_json(f, cpu, 2, &r, 1000, "\"irqchip\":\"user\"", &pit);
 	fclose(f);
 	cr_assert(strstr(buf, "\"traceEvents\":["));
 	cr_assert(strstr(buf, "\"irqchip\":\"user\",\"tsc_khz\":1000"));
@@ -250,7 +255,11 @@ Test(timeline, the_json_has_slices_joined_by_flows)
 	cr_assert_eq(count(buf, "\"ph\":\"s\""), 2);
 	cr_assert_eq(count(buf, "\"ph\":\"t\""), 14);
 	cr_assert_eq(count(buf, "\"ph\":\"f\""), 2);
-	cr_assert_eq(count(buf, "\"name\":\"thread_name\""), 2);
+	cr_assert_eq(count(buf, "\"name\":\"thread_name\""), 3);
+	/* the PIT timer thread's track: the fires from the first point on */
+	cr_assert(strstr(buf, "\"tid\":2,\"ts\":0,\"name\":\"thread_name\","
+			      "\"args\":{\"name\":\"pit-timer\"}"), "%s", buf);
+	cr_assert_eq(count(buf, "\"ph\":\"i\""), 2);
 	/* 1000 kHz: a tick is 1 us; the second IPI's send 1000 ticks on */
 	cr_assert(strstr(buf, "\"ts\":1000.000,\"dur\":10.000"), "%s", buf);
 	free(buf);

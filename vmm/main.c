@@ -404,7 +404,11 @@ static void timeline_report(struct vm *vm)
 		warn("--timeline: out of memory");
 	} else if (f) {
 		meta = timeline_meta(vm, traced);
-		tl_write_json(f, c, vm->nr_vcpus, &r, vm->tsc_khz, meta);
+		struct tl_cpu pit = { .ev = vm->tl_pit.ev, .n = vm->tl_pit.n,
+				      .tsc_offset = c[0].tsc_offset };
+
+		tl_write_json(f, c, vm->nr_vcpus, &r, vm->tsc_khz, meta,
+			      tl_on(&vm->tl_pit) ? &pit : NULL);
 		free(meta);
 		fprintf(stderr, "timeline: %u IPIs, %u complete, %u out of "
 			"order: %s\n", r.n, r.complete, r.backwards,
@@ -417,6 +421,7 @@ static void timeline_report(struct vm *vm)
 		free((void *)c[i].st);
 		tl_free(&vm->vcpus[i].tl);
 	}
+	tl_free(&vm->tl_pit);
 	if (tr)
 		tl_trace_free(tr);
 	free(tr);
@@ -564,6 +569,9 @@ int main(int argc, char **argv)
 	for (i = 0; cfg.timeline && i < vm.nr_vcpus; i++)
 		if (!tl_alloc(&vm.vcpus[i].tl))
 			die(EXIT_HOST, "--timeline: out of memory");
+	if (cfg.timeline && irqchip_isa_in_vmm(&cfg) &&
+	    !tl_alloc(&vm.tl_pit))
+		die(EXIT_HOST, "--timeline: out of memory");
 	machine_init(&vm);
 	if (cfg.irqchip == IRQCHIP_USER)
 		irq_init(&vm);

@@ -143,6 +143,7 @@ struct vm {
 
 	unsigned phase;		/* enum irqlab_phase, relaxed atomic */
 	uint32_t tl_next_id;	/* --timeline: the last IPI id given */
+	struct tl_vcpu tl_pit;	/* --timeline: the PIT timer thread's */
 
 	/* --irqchip=user (irqchip/user.c) */
 	pthread_mutex_t apic_lock;	/* any LAPIC change, apic_route() */

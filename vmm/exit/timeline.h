@@ -34,6 +34,7 @@ enum tl_kind {
 	TL_INJECT,	/* KVM_INTERRUPT of @vector, IPI @id */
 	TL_ENTRY,	/* the KVM_RUN that takes it in */
 	TL_EOI,		/* an EOI write reached userspace, @id in service */
+	TL_TIMER,	/* the PIT's timer thread: its host timer fired */
 	TL_NR_KINDS
 };
 
@@ -137,10 +138,11 @@ struct tl_result {
 const char *tl_phase_name(enum tl_point p, const struct tl_ipi *ipi);
 int tl_join(const struct tl_cpu *cpu, unsigned ncpu, struct tl_result *r);
 void tl_result_free(struct tl_result *r);
-/* @meta: the "otherData" object's members, already JSON ("k":v,...) */
+/* @meta: the "otherData" object's members, already JSON ("k":v,...);
+ * @pit: the PIT timer thread's events, a track of their own (NULL: none) */
 void tl_write_json(FILE *f, const struct tl_cpu *cpu, unsigned ncpu,
 		   const struct tl_result *r, uint64_t tsc_khz,
-		   const char *meta);
+		   const char *meta, const struct tl_cpu *pit);
 void tl_json_string(FILE *f, const char *s);
 
 #endif

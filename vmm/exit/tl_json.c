@@ -114,9 +114,29 @@ static void write_ipi(FILE *f, const struct tl_ipi *ipi, uint64_t t0,
 	}
 }
 
+/* the PIT timer thread's fires: instants on a track after the vCPUs' */
+static void write_pit(FILE *f, const struct tl_cpu *pit, unsigned tid,
+		      uint64_t t0, uint64_t khz)
+{
+	uint32_t i;
+
+	fprintf(f, ",\n{\"ph\":\"M\",\"pid\":1,\"tid\":%u,\"ts\":0,"
+		"\"name\":\"thread_name\",\"args\":{\"name\":"
+		"\"pit-timer\"}}", tid);
+	for (i = 0; i < pit->n; i++) {
+		uint64_t t = pit->ev[i].tsc + (uint64_t)pit->tsc_offset;
+
+		if (t < t0)
+			continue;	/* before the first IPI's first point */
+		fprintf(f, ",\n{\"ph\":\"i\",\"s\":\"t\",\"pid\":1,"
+			"\"tid\":%u,\"ts\":%.3f,\"cat\":\"timer\","
+			"\"name\":\"PIT timer fires\"}", tid, us(t, t0, khz));
+	}
+}
+
 void tl_write_json(FILE *f, const struct tl_cpu *cpu, unsigned ncpu,
 		   const struct tl_result *r, uint64_t tsc_khz,
-		   const char *meta)
+		   const char *meta, const struct tl_cpu *pit)
 {
 	uint64_t t0 = UINT64_MAX, dropped = 0, st_dropped = 0;
 	unsigned c, p;
@@ -154,5 +174,7 @@ void tl_write_json(FILE *f, const struct tl_cpu *cpu, unsigned ncpu,
 			"\"thread_name\",\"args\":{\"name\":\"vcpu%u\"}}", c, c);
 	for (i = 0; i < r->n; i++)
 		write_ipi(f, &r->ipi[i], t0, tsc_khz);
+	if (pit)
+		write_pit(f, pit, ncpu, t0, tsc_khz);
 	fputs("\n]}\n", f);
 }

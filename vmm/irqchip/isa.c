@@ -102,6 +102,8 @@ void isa_timer_loop(struct vm *vm)
 			die(EXIT_HOST, "PIT timer: read: %s", strerror(errno));
 		pthread_mutex_lock(&vm->isa_lock);
 		end = isa_timer_ending(vm);
+		if (!end && tl_on(&vm->tl_pit))	/* --timeline: its own track */
+			tl_add(&vm->tl_pit, TL_TIMER, tl_tsc(), 0, 0, 0, 0);
 		if (!end)
 			pit_timer_expired(&vm->pit);
 		pthread_mutex_unlock(&vm->isa_lock);
