@@ -127,6 +127,22 @@ static void fake_pv_ipi(void *ctx, int cpu, uint64_t gpa)
 	CHECK(req.delivery == APIC_ICR_DM_NMI || req.vector >= 16);
 }
 
+/* the timeline's ring: aligned, in RAM with all the stamps it claims */
+static void fake_tl_ring(void *ctx, int cpu, struct irqlab_tl_ring *r,
+			 uint32_t size)
+{
+	uint8_t *p = (uint8_t *)r;
+
+	(void)ctx, (void)cpu;
+	if (!r) {
+		CHECK(!size);
+		return;
+	}
+	CHECK(!((uintptr_t)p & 7) && size <= IRQLAB_TL_MAX);
+	CHECK(p >= mem.host && p + sizeof(*r) + (uint64_t)size *
+	      sizeof(struct irqlab_tl_stamp) <= mem.host + mem.size);
+}
+
 static void fake_snapshot(void *ctx, struct irqlab_snapshot *snap)
 {
 	unsigned i;
@@ -295,6 +311,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		.snapshot = fake_snapshot,
 		.pv_eoi = fake_pv_eoi,
 		.pv_ipi = fake_pv_ipi,
+		.tl_ring = fake_tl_ring,
 	};
 	uint8_t a, b;
 	uint64_t v;
@@ -331,11 +348,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			b = arg(&ip, end);
 			for (v = 0, i = 0; i < 8; i++)
 				v |= (uint64_t)arg(&ip, end) << (8 * i);
-			op_port_write(&pv, a % 0x20, 1u << (b % 4), v);
+			op_port_write(&pv, a % IRQLAB_PORT_LEN, 1u << (b % 4), v);
 			break;
 		case 5:
 			a = arg(&ip, end);
-			op_port_read(&pv, a % 0x20, 1u << (arg(&ip, end) % 4));
+			op_port_read(&pv, a % IRQLAB_PORT_LEN,
+				     1u << (arg(&ip, end) % 4));
 			break;
 		case 6:
 			op_phase(&pv, arg(&ip, end) % 8);
