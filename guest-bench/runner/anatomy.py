@@ -451,6 +451,52 @@ def report(done, pairs, host, rig, out_dir):
     return '\n'.join(out)
 
 
+def write_json(done, pairs, out_dir, host, linux=None):
+    """OUT/anatomy.json: each configuration's breakdown (the phases, their
+    p50/p90/p99 in us and share) for ipi_wake and ipi_pingpong's ping,
+    the Linux guest's reschedule IPIs, and the probe effect."""
+    def one(p, vec):
+        rows, s = breakdown(load(p), vec)
+        return {'end_to_end': s, 'phases': [
+            {'phase': r[0], 'ends_at': POINTS[r[1]], 'ipis': r[2],
+             'p50_us': r[3], 'p90_us': r[4], 'p99_us': r[5],
+             'share': r[6]} for r in rows]}
+    doc = {'host': host, 'configs': {}, 'linux': {}, 'probe_effect': [
+        dict(zip(('case', 'pairs', 'p50_on_us', 'p50_off_us', 'ratio',
+                  'exits_per_op_on', 'exits_per_op_off'), r))
+        for r in probe_effect(out_dir, pairs)] if pairs else []}
+    for n, p, why in done:
+        doc['configs'][n] = {'ipi_wake': one(p, 0xd2),
+                             'ipi_pingpong': one(p, 0xd0)} if p else \
+            {'not_run': why}
+    for n, p, why in linux or []:
+        doc['linux'][n] = one(p, LINUX_RESCHED) if p else {'not_run': why}
+    path = os.path.join(out_dir, 'anatomy.json')
+    with open(path, 'w') as f:
+        json.dump(doc, f, indent=1)
+    return path
+
+
+def draw(done, out_dir, host, linux=None):
+    """The stacked bars: ipi_wake per configuration, and the Linux
+    guest's reschedule IPIs per irqchip."""
+    from runner import plots
+    made = []
+    for title, vec, runs, base in (
+            ('ipi_wake: p50 of each phase (%s)' % host, 0xd2, done,
+             'anatomy-ipi_wake'),
+            ('Linux, futex wake\'s reschedule IPIs (%s)' % host,
+             LINUX_RESCHED, linux or [], 'anatomy-linux')):
+        cols = [(n, [(r[0], r[3]) for r in breakdown(load(p), vec)[0]
+                     if r[1] <= HANDLER])
+                for n, p, _ in runs if p]
+        if cols:
+            b = plots.breakdown_bars(cols, title, out_dir, base, say)
+            if b:
+                made.append(b)
+    return made
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(
         prog='guest-bench/anatomy',
@@ -494,6 +540,9 @@ def main(argv=None):
             md += '\n' + (linux_report(lx, a.out) if lx is not None else
                           '## The Linux guest\n\nNot run: no Linux guest '
                           '(make linux-guest builds it).\n')
+        say('anatomy: %s' % write_json(done, pairs, a.out, host, lx))
+        for b in draw(done, a.out, host, lx):
+            say('anatomy: %s.svg, .png' % b)
         print(md)
         if not any(p for _, p, _ in done):
             print('anatomy: no configuration ran', file=sys.stderr)

@@ -114,3 +114,35 @@ def draw(results, out, say=print):
         _exits(plt, cases, cfgs, rows, title, out)
         n += 1
     return n
+
+
+def breakdown_bars(cols, title, out, base, say=print):
+    """A stacked bar per configuration: @cols [(config, [(phase, p50 us),
+    ...]), ...], each phase's p50 a segment, in point order (make anatomy,
+    docs/ANATOMY.md).  The medians of the parts need not add up to the
+    median of the whole; the bar's height is their sum.  Returns the
+    files' base path, or None without matplotlib."""
+    plt = _pyplot()
+    if plt is None:
+        say('anatomy: no matplotlib (python3-matplotlib): no plot')
+        return None
+    phases = []
+    for _, rows in cols:
+        for name, _ in rows:
+            if name not in phases:
+                phases.append(name)
+    fig, ax = plt.subplots(figsize=(max(6, 1.1 * len(cols) + 3), 5))
+    bottom = [0.0] * len(cols)
+    cmap = plt.get_cmap('tab20')
+    for i, ph in enumerate(phases):
+        h = [dict(rows).get(ph, 0) for _, rows in cols]
+        ax.bar(range(len(cols)), h, bottom=bottom, label=ph,
+               color=cmap(i % 20))
+        bottom = [b + x for b, x in zip(bottom, h)]
+    ax.set_xticks(range(len(cols)))
+    ax.set_xticklabels([c for c, _ in cols], rotation=30, ha='right')
+    ax.set_ylabel('p50 us, stacked')
+    ax.set_title(title)
+    ax.legend(loc='center left', bbox_to_anchor=(1, .5), fontsize='small')
+    _save(plt, fig, out, base)
+    return os.path.join(out, base)
