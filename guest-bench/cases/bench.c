@@ -249,6 +249,49 @@ static int print_exits(char *buf, size_t size, const struct bench_exits *e,
 	return len;
 }
 
+/*
+ * HDR-style log-linear buckets (docs/RECORDS.md @bench_hist): a value
+ * below 2^HIST_BITS is its own bucket; above, each power of two splits
+ * into 2^HIST_BITS buckets, so a bucket's width is at most 1/8 of its
+ * lower bound.  Its lower bound names it.
+ */
+#define HIST_BITS	3
+
+static uint64_t hist_lo(uint64_t v)
+{
+	unsigned shift;
+
+	if (v < (1u << HIST_BITS))
+		return v;
+	shift = 63 - (unsigned)__builtin_clzll(v) - HIST_BITS;
+	return v >> shift << shift;
+}
+
+/* @s sorted: one record, the non-empty buckets as LO:COUNT in order */
+static void print_hist(const char *name, const uint64_t *s, unsigned n,
+		       uint64_t khz)
+{
+	uint64_t lo, cur = 0;
+	unsigned i, run = 0, nb = 0;
+
+	kprintf("@bench_hist case=%s unit=%s sub=%u n=%u buckets=", name,
+		khz ? "ns" : "cyc", 1u << HIST_BITS, n);
+	for (i = 0; i < n; i++) {
+		lo = hist_lo(khz ? s[i] * 1000000 / khz : s[i]);
+		if (run && lo == cur) {
+			run++;
+			continue;
+		}
+		if (run)
+			kprintf("%s%lu:%u", nb++ ? "," : "", cur, run);
+		cur = lo;
+		run = 1;
+	}
+	if (run)
+		kprintf("%s%lu:%u", nb ? "," : "", cur, run);
+	kprintf("\n");
+}
+
 void bench_report(const char *name, uint64_t *s, unsigned n,
 		  const struct bench_exits *e, unsigned ops_per_sample)
 {
@@ -302,6 +345,7 @@ void bench_report_more(const char *name, uint64_t *s, unsigned n,
 	if (more)
 		len += ksnprintf(line + len, sizeof(line) - len, " %s", more);
 	kprintf("%s\n", line);
+	print_hist(name, s, n, khz);
 }
 
 void bench_skip(const char *name, const char *reason)

@@ -41,9 +41,26 @@ def _save(plt, fig, out, base):
     plt.close(fig)
 
 
+def hist_cdf(hist):
+    """A step CDF of @hist (results.json's [[lower bound, n], ...] in
+    ns): the x of each step a bucket's lower bound, the y the fraction of
+    samples below the next."""
+    total = sum(n for _, n in hist)
+    xs, ys, acc = [], [], 0
+    for lo, n in hist:
+        acc += n
+        xs.append(max(lo, 1))
+        ys.append(acc / total)
+    return xs, ys
+
+
 def _cdf(plt, case, rows, title, out):
     fig, ax = plt.subplots(figsize=(9, 5))
-    for cfg, s in rows:
+    for cfg, s, hist in rows:
+        if hist:    # every sample, from its @bench_hist
+            xs, ys = hist_cdf(hist)
+            ax.step(xs, ys, where='post', label=cfg)
+            continue
         ax.plot([max(s[k + '_ns'], 1) for k, _ in CDF_POINTS],
                 [p for _, p in CDF_POINTS], marker='o', label=cfg)
     ax.set_xscale('log')
@@ -60,7 +77,7 @@ def _exits(plt, cases, cfgs, rows, title, out):
     fig, ax = plt.subplots(figsize=(9, 5))
     width = .9 / len(cases)
     for j, case in enumerate(cases):
-        by_cfg = dict(rows[case])
+        by_cfg = {cfg: s for cfg, s, _ in rows[case]}
         vals = [by_cfg[c].get('exits_per_op') if c in by_cfg else None
                 for c in cfgs]
         ax.bar([i + j * width for i in range(len(cfgs))],
@@ -96,11 +113,13 @@ def draw(results, out, say=print):
             '(apt-get install python3-matplotlib): no plots' % sys.executable)
         return None
     title = 'git %s, %s' % (results['git']['describe'], machines(results))
-    rows = {}                           # case -> [(config, stats)]
+    rows = {}                   # case -> [(config, stats, hist or None)]
     for r in results['results']:
         s = r['stats']
+        h = r.get('hist')
+        hist = h['buckets'] if h and h.get('unit') == 'ns' else None
         if all(_is_num(s.get(k + '_ns')) for k, _ in CDF_POINTS):
-            rows.setdefault(r['case'], []).append((r['config'], s))
+            rows.setdefault(r['case'], []).append((r['config'], s, hist))
     for case, lst in rows.items():
         _cdf(plt, case, lst, title, out)
     n = len(rows)
@@ -109,7 +128,7 @@ def draw(results, out, say=print):
         if _is_num(r['stats'].get('exits_per_op')) and r['config'] not in cfgs:
             cfgs.append(r['config'])
     cases = [c for c in EXIT_CASES if c in rows and
-             any(_is_num(s.get('exits_per_op')) for _, s in rows[c])]
+             any(_is_num(s.get('exits_per_op')) for _, s, _ in rows[c])]
     if cfgs and cases:
         _exits(plt, cases, cfgs, rows, title, out)
         n += 1

@@ -32,6 +32,32 @@ class Case:
     def __init__(self, name, rec=None, skipped=False, reason=''):
         self.name, self.rec = name, rec
         self.skipped, self.reason = skipped, reason
+        self.hist = None        # @bench_hist: {'unit', 'buckets': {lo: n}}
+
+
+def parse_hist(r):
+    """@bench_hist's buckets=LO:N,... as {'unit', 'buckets': {lo: n}}, or
+    None if they do not parse."""
+    out = {}
+    try:
+        for part in r.get('buckets', '').split(','):
+            lo, n = part.split(':')
+            out[int(lo)] = out.get(int(lo), 0) + int(n)
+    except ValueError:
+        return None
+    return {'unit': r.get('unit', 'ns'), 'buckets': out} if out else None
+
+
+def merge_hists(hists):
+    """Passes' histograms of one case summed (the same unit only)."""
+    hists = [h for h in hists if h]
+    if not hists or any(h['unit'] != hists[0]['unit'] for h in hists):
+        return None
+    out = {}
+    for h in hists:
+        for lo, n in h['buckets'].items():
+            out[lo] = out.get(lo, 0) + n
+    return {'unit': hists[0]['unit'], 'buckets': out}
 
 
 class Config:
@@ -97,6 +123,15 @@ class Config:
                 k.rec = r
             elif k:
                 k.skipped, k.reason = True, r.get('reason', 'none-given')
+        elif r.name == 'bench_hist':
+            k = self.cases.get(r.get('case'))
+            h = parse_hist(r)
+            if k and k.rec is not None and h:
+                k.hist = h
+            else:
+                self.problem_at(n, '@bench_hist without its @bench, or '
+                                'with buckets that do not parse',
+                                r.get('case'))
         elif r.name == 'host_cpu':
             # the knob configs' (matrix.py): into its case's record
             k = self.cases.get(r.get('case'))
@@ -258,6 +293,9 @@ def _merge_group(group):
             why = next((k.reason for k in found if k.skipped), '')
             m.cases[name] = (Case(name, _merge_case(recs)) if recs else
                              Case(name, skipped=True, reason=why))
+            if recs:
+                m.cases[name].hist = merge_hists(
+                    [k.hist for k in found if not k.skipped])
     m.wokeup = [c.wokeup[-1] for c in ok if c.wokeup][:MAX_WOKEUP]
     # perf's line: the pass with the (lower) median time
     perfs = [c.perf for c in ok if c.perf]
@@ -316,6 +354,11 @@ def _json_rows(configs, ref_name):
                    'ratio_p50_to_ref':
                    None if r is None else round(r, 4),
                    'stats': _json_record(k.rec)}
+            if k.hist:
+                # every sample, in log-linear buckets: [lower bound, n]
+                row['hist'] = {'unit': k.hist['unit'], 'buckets': [
+                    [lo, k.hist['buckets'][lo]]
+                    for lo in sorted(k.hist['buckets'])]}
             if k.rec.num('exits_per_op') is None:
                 # only irqlab-vmm counts them: absent, never 0
                 row['exits_per_op'] = 'not measured'

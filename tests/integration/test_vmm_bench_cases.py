@@ -47,6 +47,22 @@ def sane(rec, cpus, want_n=N):
             if k.endswith('exits') or k == 'exits_per_op'}
 
 
+def hist_sane(r, rec):
+    """The case's @bench_hist: every sample in a bucket, the buckets in
+    order, the lowest holding the minimum and the highest the maximum
+    (HDR-style: each bucket at most 1/8 as wide as its lower bound)."""
+    h = r.rec('bench_hist', case=rec['case'])
+    assert h and h['unit'] == 'ns' and h['n'] == rec['n'], (rec.line, h)
+    b = [tuple(map(int, x.split(':'))) for x in h['buckets'].split(',')]
+    assert sum(n for _, n in b) == int(rec['n']), h.line
+    los = [lo for lo, _ in b]
+    assert los == sorted(set(los)), h.line
+    lo_min, hi_max = los[0], los[-1] + max(los[-1] // 8, 1)
+    assert lo_min <= int(rec['min_ns']) < lo_min + max(lo_min // 8, 1), \
+        (h.line, rec['min_ns'])
+    assert los[-1] <= int(rec['max_ns']) < hi_max, (h.line, rec['max_ns'])
+
+
 @pytest.mark.parametrize('cfg', ['x2apic', 'xapic', '4cpus'])
 @pytest.mark.parametrize('chip', ['user', 'kernel'])
 def test_bench_cases(boot, chip, cfg):
@@ -86,6 +102,8 @@ def test_bench_cases(boot, chip, cfg):
     # exit_cost.mmio: one userspace MMIO exit per load, in both irqchips,
     # answered as an unclaimed read
     assert 'exit_cost.mmio' in recs, sorted(recs)
+    for rec in recs.values():
+        hist_sane(r, rec)
     e = sane(recs['exit_cost.mmio'], cpus)
     assert e['exits_per_op'] == 1.0 and e['other_exits'] == 1.0, e
     assert '0xfeb00000' in json.dumps(r.exits['by_mmio']), \

@@ -3,7 +3,7 @@
 the passes merged; and what results.json and results.md make of them."""
 import pytest
 
-from runner import markdown, report
+from runner import markdown, plots, report
 
 
 @pytest.fixture
@@ -390,3 +390,30 @@ def test_a_plot_of_serial_logs_names_their_machines():
     run = dict(logs, configs=[{'name': 'native', 'params':
                                {'kind': 'native'}}])
     assert plots.machines(run) == 'AMD EPYC'
+
+
+HIST = ('@bench_hist case=ipi_wake unit=ns sub=8 n=50 '
+        'buckets=3670016:20,4194304:25,8388608:5\n')
+
+
+def test_a_histogram_goes_with_its_case_and_passes_add_up(read):
+    """@bench_hist (docs/RECORDS.md): every sample in log-linear
+    buckets, into results.json; two passes of a config add up."""
+    text = _cfg('vmm-user-x2apic-exit', 'irqlab-vmm').replace(
+        '@ready', HIST.rstrip('\n') + '\n@ready')
+    one = read(text, 'a.out')
+    assert one.case('ipi_wake').hist == {
+        'unit': 'ns', 'buckets': {3670016: 20, 4194304: 25, 8388608: 5}}
+    row = report.results_json([one], HOST)['results'][0]
+    assert row['hist'] == {'unit': 'ns', 'buckets': [
+        [3670016, 20], [4194304, 25], [8388608, 5]]}
+    m = report.merge([one, read(text, 'b.out')])[0]
+    assert m.case('ipi_wake').hist['buckets'][4194304] == 50
+    xs, ys = plots.hist_cdf(row['hist']['buckets'])
+    assert xs == [3670016, 4194304, 8388608] and ys == [0.4, 0.9, 1.0]
+
+
+def test_a_histogram_without_its_case_is_a_problem(read):
+    c = read('@config name=x kind=qemu-tcg\n' + HIST +
+             '@config_end status=ok rc=0 wall_ms=1 cpu_ms=1\n', 'c.out')
+    assert any('@bench_hist without its @bench' in e for e in c.errors)
