@@ -8,10 +8,8 @@
  * refuses to report above TSC_SKEW_MAX.  The sender's cost of the send
  * (the TSC around lapic_send_ipi) is the separate record ipi_wake.send.
  *
- * The exit counts are exact: CPU1 takes its first HLT only once CPU0 has
- * read the counters (go), takes none after the last wake (wakes == n),
- * and counts a wake only after its EOI, so the window holds n sends, n
- * EOIs and n HLTs, however the two CPUs' timing falls.
+ * The exit counts of the window are exact: n sends, n EOIs and n HLTs,
+ * however the two CPUs' timing falls.
  */
 #include <stdint.h>
 
@@ -31,13 +29,13 @@ static unsigned negative;	/* wake TSC before send TSC */
 static void wake_handler(struct trap_frame *tf)
 {
 	/* LAB ipi-bench: begin
-	 * CPU1's handler of BENCH_VEC_WAKE.  Read the TSC first thing: the
-	 * sample is that minus send_tsc, CPU0's TSC right before the send
-	 * (0, counted in @negative, if the TSCs disagree that way), stored
-	 * in bench_buf(0)[wakes] while under BENCH_ITERS_MAX.  EOI
-	 * (lapic_eoi()), and only then publish the wake (wakes + 1, with
-	 * release order): CPU0 reads the exit counters once it sees the
-	 * last wake, so the last EOI's exit must be in the window.
+	 * CPU1's handler of BENCH_VEC_WAKE.  The sample: the TSC at the
+	 * handler's start less send_tsc, CPU0's TSC right before the send
+	 * (0, counted in @negative, if the TSCs disagree that way), in
+	 * bench_buf(0)[wakes] while under BENCH_ITERS_MAX.  It EOIs
+	 * (lapic_eoi(), SDM 11.8.5) and counts the wake in @wakes, which
+	 * CPU0 waits on; CPU0 reads the exit counters as soon as it sees the
+	 * last wake, and they must hold every EOI of the window.
 	 * stub: (void)tf;
 	 * stub: (void)send_tsc;
 	 */
@@ -79,17 +77,17 @@ static void target(void)
 }
 
 /* LAB ipi-bench: begin
- * wake_loop(): CPU0's side, @n wakes between bench_exits_begin(@e) and
- * bench_exits_end(@e), whose difference is the VMM's exit counters for
- * exactly n sends, n EOIs and n HLTs.  Let CPU1 halt only from now on
- * (go), and for each wake: wait until CPU1 said it goes idle (idles:
- * bench_wait()), give it time to reach its HLT (spin about 100 us of
- * TSC: calib_tsc_khz()), store the TSC in send_tsc and send
- * BENCH_VEC_WAKE to cpus[1].apic_id (lapic_send_ipi()), keeping the
- * send's own cost in bench_buf(1)[i]; then wait for its wake.  A wait
- * that times out ends the loop: return -1.  Graded by the ipi_wake
- * record (p50, p99) and its exits per wake against irqlab-vmm's own
- * counters (--stats-json).
+ * wake_loop(): CPU0's side, @n wakes of CPU1 (target(), below) between
+ * bench_exits_begin(@e) and bench_exits_end(@e), whose difference must
+ * be irqlab-vmm's counters for exactly n sends, n EOIs and n HLTs.
+ * target() halts only once @go is set and counts each idle in @idles.
+ * For each wake: CPU1 must be in its HLT when the IPI comes (what tells
+ * you it is about to halt, and how long may the rest take?); send_tsc
+ * holds the TSC right before the send of BENCH_VEC_WAKE to
+ * cpus[1].apic_id (lapic_send_ipi()), and bench_buf(1)[i] the send's
+ * own cost.  A wait that times out (bench_wait()) ends the loop:
+ * return -1.  Graded by the ipi_wake record (p50, p99) and its exits
+ * per wake against irqlab-vmm's own counters (--stats-json).
  * stub: static int wake_loop(unsigned n, struct bench_exits *e)
  * stub: {
  * stub: 	(void)n;
