@@ -452,9 +452,18 @@ def report(done, pairs, host, rig, out_dir):
 
 
 def write_json(done, pairs, out_dir, host, linux=None):
-    """OUT/anatomy.json: each configuration's breakdown (the phases, their
-    p50/p90/p99 in us and share) for ipi_wake and ipi_pingpong's ping,
-    the Linux guest's reschedule IPIs, and the probe effect."""
+    """OUT/anatomy.json: breakdown_json()'s; returns its path."""
+    path = os.path.join(out_dir, 'anatomy.json')
+    with open(path, 'w') as f:
+        json.dump(breakdown_json(done, pairs, out_dir, host, linux), f,
+                  indent=1)
+    return path
+
+
+def breakdown_json(done, pairs, out_dir, host, linux=None):
+    """Each configuration's breakdown (the phases, their p50/p90/p99 in
+    us and share) for ipi_wake and ipi_pingpong's ping, the Linux guest's
+    reschedule IPIs, and the probe effect."""
     def one(p, vec):
         rows, s = breakdown(load(p), vec)
         return {'end_to_end': s, 'phases': [
@@ -471,10 +480,30 @@ def write_json(done, pairs, out_dir, host, linux=None):
             {'not_run': why}
     for n, p, why in linux or []:
         doc['linux'][n] = one(p, LINUX_RESCHED) if p else {'not_run': why}
-    path = os.path.join(out_dir, 'anatomy.json')
-    with open(path, 'w') as f:
-        json.dump(doc, f, indent=1)
-    return path
+    return doc
+
+
+# make bench's breakdown (matrix.py): the base of each irqchip and APIC
+# mode, and PV EOI, beside its latency results
+BENCH_CONFIGS = ('user-x2apic-base', 'user-xapic-base', 'user-x2apic-pveoi',
+                 'split-x2apic-base', 'kernel-x2apic-base')
+
+
+def for_bench(out, quick, rig):
+    """make bench's part: the timelines of BENCH_CONFIGS (and one probe
+    pair) into OUT/anatomy/, the stacked bars into OUT; (markdown, JSON)
+    for results.md and results.json."""
+    from runner import markdown
+    tl_dir = os.path.join(out, 'anatomy')
+    done, pairs = run(tl_dir, quick, rig, only=BENCH_CONFIGS)
+    host = markdown.host_kind(rig)
+    md = ('## Where the time of one IPI goes\n\n'
+          '`irqlab-vmm --timeline` boots (docs/ANATOMY.md; `make anatomy` '
+          'has every knob), apart from the boots above, so that their '
+          'latencies carry no probe effect.\n\n' +
+          report(done, pairs, host, rig, tl_dir).replace('\n## ', '\n### '))
+    draw(done, out, host)
+    return md, breakdown_json(done, pairs, tl_dir, host)
 
 
 def draw(done, out_dir, host, linux=None):

@@ -19,8 +19,8 @@ import re
 import shutil
 import sys
 
-from . import (ROOT, arg_parser, boot, markdown, plots, records, report,
-               rigserver)
+from . import (ROOT, anatomy, arg_parser, boot, markdown, plots, records,
+               report, rigserver)
 
 CONFIGS = ['vmm-%s-%s-%s' % (chip, apic, hlt)
            for chip in ('user', 'split', 'kernel')
@@ -434,16 +434,19 @@ def rig_fault(path):
     return rec.line.strip() if rec else None
 
 
-def write_results(out, files, doc=None, draw=True, rig=False):
+def write_results(out, files, doc=None, draw=True, rig=False,
+                  breakdown=None):
     """The reports of the config files @files: DIR/results.json,
     DIR/results.md, the plots and, with @doc, docs/results/KIND-DATE.md
-    and @doc's list of them.  False if an output could not be written."""
+    and @doc's list of them; @breakdown, (markdown, JSON) of the timeline
+    (anatomy.for_bench()), goes into both.  False if an output could not
+    be written."""
     return write_configs(out, report.merge([report.read(f) for f in files]),
-                         doc, draw, rig=rig)
+                         doc, draw, rig=rig, breakdown=breakdown)
 
 
 def write_configs(out, configs, doc=None, draw=True, ref=report.REF,
-                  source=None, say=say, rig=False):
+                  source=None, say=say, rig=False, breakdown=None):
     """write_results() of report.Configs (guest-bench/report's from serial
     logs: @source says so); the ratios are to config @ref.  @doc: publish
     the report as a results file (RESULTS) and list it in @doc."""
@@ -454,6 +457,9 @@ def write_configs(out, configs, doc=None, draw=True, ref=report.REF,
     host = report.host_info()
     res = report.results_json(configs, host, ref)
     md = markdown.results_md(configs, host, ref, source)
+    if breakdown:
+        md += '\n' + breakdown[0]
+        res['breakdown'] = breakdown[1]
     ok = True
     try:
         os.makedirs(out, exist_ok=True)
@@ -511,6 +517,10 @@ def parse_args(argv):
                     'QEMU/KVM) in the nested rig (tests/nested/README.md), '
                     'for a host without /dev/kvm: their outcomes and exit '
                     'counts are real, their times are QEMU TCG\'s')
+    ap.add_argument('--no-breakdown', action='store_true',
+                    help='leave out the per-phase breakdown of an IPI (the '
+                    '--timeline boots of docs/ANATOMY.md) from results.md '
+                    'and results.json')
     ap.add_argument('--list', action='store_true', help='print the configs')
     ap.add_argument('--report', nargs='+', metavar='FILE',
                     help='no boots: write the reports of these config files '
@@ -590,9 +600,17 @@ def main(argv=None):
                     reasons[c] = report.read(dest).reason or st
     finally:
         m.close()
+    brk = None
+    vmm_ran = [c for c in a.configs if c.startswith('vmm-') and
+               statuses.get(c) == 'ok']
+    if vmm_ran and not a.no_breakdown:
+        say('the timeline of each IPI (docs/ANATOMY.md): %d boots of their '
+            'own into %s' % (len(anatomy.BENCH_CONFIGS) + 2,
+                             os.path.join(a.o, 'anatomy')))
+        brk = anatomy.for_bench(a.o, a.quick, a.rig)
     say('writing %s and %s' % (os.path.join(a.o, 'results.json'),
                                os.path.join(a.o, 'results.md')))
-    if not write_results(a.o, files, a.doc, rig=a.rig):
+    if not write_results(a.o, files, a.doc, rig=a.rig, breakdown=brk):
         say('the report failed')
         return 1
     if count['skipped']:

@@ -138,6 +138,29 @@ def test_runner_ran(smoke):
     assert len(cases) >= 5, cases
 
 
+def test_breakdown_beside_the_results(smoke):
+    """The per-phase breakdown (docs/ANATOMY.md) from --timeline boots of
+    its own, in results.md and results.json, and drawn as stacked bars;
+    every histogram in results.json adds up to its record's n."""
+    rc, d, err = smoke
+    b = d.get('breakdown')
+    assert b, 'results.json has no breakdown\n' + err[-2000:]
+    ran = {n: c for n, c in b['configs'].items() if 'not_run' not in c}
+    assert 'user-x2apic-base' in ran, b['configs']
+    wake = ran['user-x2apic-base']['ipi_wake']
+    if wake['end_to_end']:      # ipi_wake may skip itself (TSC skew)
+        names = [p['phase'] for p in wake['phases']]
+        assert 'ICR exit' in names and 'decode and post' in names, names
+    with open(os.path.join(OUT, 'results.md')) as f:
+        assert '## Where the time of one IPI goes' in f.read()
+    assert os.path.exists(os.path.join(OUT, 'anatomy-ipi_wake.svg')) or \
+        'no matplotlib' in err
+    for r in d['results']:
+        if 'hist' in r:
+            assert sum(n for _, n in r['hist']['buckets']) == \
+                r['stats']['n'], (r['config'], r['case'])
+
+
 def case_in_summary(cfg, case):
     """A case whose result is its own record: @PARENT mode=SUB ..."""
     parent, _, sub = case.partition('.')
