@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "arch/percpu.h"
+#include "arch/tl.h"
 #include "arch/x86.h"
 #include "boot/cmdline.h"
 #include "hw/irqlab.h"
@@ -65,13 +66,46 @@ static void tl_decide(void)
 	decided = 1;
 }
 
+/*
+ * What one stamp costs this CPU: 64 of them into a scratch ring, timed by
+ * the TSC (the stamps' own RDTSC included), before the real ring is on.
+ * The @timeline record says it (docs/RECORDS.md).
+ */
+#define TL_PROBE	64
+
+static uint64_t stamp_cost(void)
+{
+	static struct {
+		struct irqlab_tl_ring hdr;
+		struct irqlab_tl_stamp stamp[TL_PROBE];
+	} scratch;
+	struct cpu *c = this_cpu();
+	uint64_t t0, t1;
+	unsigned i;
+
+	scratch.hdr.size = TL_PROBE;
+	scratch.hdr.count = 0;
+	c->tl = &scratch.hdr;
+	t0 = rdtsc();
+	for (i = 0; i < TL_PROBE; i++)
+		tl_stamp(IRQLAB_TL_EOI, 0, 0);
+	t1 = rdtsc();
+	c->tl = NULL;
+	return (t1 - t0) / TL_PROBE;
+}
+
 void tl_cpu_init(void)
 {
 	struct cpu *c = this_cpu();
 	struct irqlab_tl_ring *r;
 
-	if (!decided)
+	if (!decided) {
 		tl_decide();
+		if (how != TL_OFF)
+			kprintf("@timeline stamps=%s cpus=%u ring=%u "
+				"stamp_cyc=%lu\n", how == TL_VMM ? "vmm" :
+				"print", TL_CPUS, TL_STAMPS, stamp_cost());
+	}
 	if (how == TL_OFF || c->index >= TL_CPUS)
 		return;
 	r = &pool[c->index].hdr;
