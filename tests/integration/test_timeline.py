@@ -102,9 +102,11 @@ def test_the_phases_add_up_to_the_guest_s_latency(boot):
     doc = anatomy.load(str(path))
     rows, s = anatomy.breakdown(doc, WAKE_VEC)
     guest_p50 = int(rec['p50_ns']) / 1000
+    t = r.rec('timeline')
+    assert t and t['stamps'] == 'vmm' and int(t['stamp_cyc']) > 0, r.report()
     print(anatomy.table(doc, WAKE_VEC))
-    print('guest p50 %.2f us, timeline send to handler p50 %.2f us' %
-          (guest_p50, s['p50']))
+    print('guest p50 %.2f us, timeline send to handler p50 %.2f us; a '
+          'stamp %s cycles' % (guest_p50, s['p50'], t['stamp_cyc']))
     assert s['n'] == N
     # each IPI: the phases up to the handler are consecutive, so their
     # sum is the end-to-end by construction; the p50s agree within 10%
