@@ -138,6 +138,11 @@ $(PIR_BENCH): $(call host,$(bench-pir-y))
 bench-pir: $(PIR_BENCH)
 	$(PIR_BENCH)
 
+# make anatomy: the timeline hook's cost on irqlab-vmm's hot path
+TL_BENCH	:= $(B)/tl-bench
+$(TL_BENCH): $(call host,$(tl-bench-y))
+	$(CC) $(HOST_LDFLAGS) -o $@ $^
+
 # docs/CALIB.md: boot-to-ready, calib exits and accuracy, cpuid against pit
 bench-calib: all
 	$(PYTHON) guest-bench/calib-bench.py
@@ -170,7 +175,7 @@ bench: all $(NATIVE_FUTEX)
 # docs/results/HOST-DATE-anatomy.md (QUICK=1: fewer, smaller, not
 # written).  Without a usable /dev/kvm it runs in the nested rig, as make
 # bench does, and says so; RIG=1 puts it there anyway, RIG=0 refuses.
-anatomy: all
+anatomy: all $(TL_BENCH)
 	@rig=$(if $(filter 1,$(RIG)),--rig); \
 	if [ -z "$$rig" ] && ! { $(KVM_USABLE); }; then \
 		if [ "$(RIG)" = 0 ]; then \

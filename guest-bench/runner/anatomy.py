@@ -343,6 +343,26 @@ def linux_report(done, out_dir):
     return '\n'.join(out)
 
 
+def hot_path():
+    """build/tl-bench's figures (make anatomy builds it): the timeline
+    hook on irqlab-vmm's hot path, off and on; markdown, or None."""
+    from runner import boot, records
+    exe = os.path.join(boot.BUILD, 'tl-bench')
+    if not os.path.exists(exe):
+        return None
+    res = boot.run([exe], 120)
+    r = records.find(records.parse_text(res.out), 'tl_bench')
+    if res.status != 0 or not r:
+        return '## Hot path\n\n%s failed: status %s\n' % (exe, res.status)
+    return ('## Hot path\n\nThe hook each exit and entry passes '
+            '(`if (tl_on(t)) tl_add(...)`, guest-bench/native/tl_bench.c, '
+            'on this host natively, no VM): the median of %s rounds of %s '
+            'hooks.\n\n| no hook | timeline off | timeline on |\n'
+            '|---:|---:|---:|\n| %s ns | %s ns | %s ns |\n' % (
+                r['rounds'], r['hooks'], r['bare_ns'], r['off_ns'],
+                r['on_ns']))
+
+
 def bench_records(out_path):
     """{case: @bench record} of a boot's output file."""
     from runner import records
@@ -563,6 +583,9 @@ def main(argv=None):
         done, pairs = run(a.out, a.quick, rig, a.only)
         host = markdown.host_kind(rig)
         md = report(done, pairs, host, rig, a.out)
+        hot = hot_path()
+        if hot:
+            md += '\n' + hot
         lx = None
         if not (a.quick or a.only or a.no_linux):
             lx = run_linux(a.out, rig)
