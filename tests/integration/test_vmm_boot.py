@@ -32,8 +32,14 @@ def test_mb2(boot):
         'total != sum of reasons'
     assert e['by_reason'].get('IO', 0) > 0
     assert '0xed4' in e['by_port'], 'no power-off exit counted'
-    # 48 exits, + 2: the 8259s masked at boot (kernel/dev/pic.c)
-    assert e['total'] < 52, 'boot took %d exits' % e['total']
+    # 48 exits, + 2: the 8259s masked at boot (kernel/dev/pic.c); of them
+    # the calibration's 10 a try, and a loaded host's CPU away during a
+    # window makes another try (docs/CALIB.md): @calib says how many
+    c = r.rec('calib')
+    tries, cal = int(c['tries']), int(c['exits'])
+    assert cal <= 10 * tries, c.line
+    assert e['total'] - cal < 42, 'boot took %d exits, %d of them the ' \
+        'calibration\'s (%d tries)' % (e['total'], cal, tries)
     print('stats ok: %d exits' % e['total'])
     # Calibration (docs/CALIB.md): with the CPUID frequency leaves (the
     # default) it takes no port I/O at all
