@@ -6,6 +6,8 @@
     lab.py make LAB DIR [--solution] a student tree for LAB in DIR
     lab.py grade [LAB...|all]        build, run the checks, print the points
     lab.py handin [-o FILE]          in a student tree: the tarball to hand in
+    lab.py refs [LAB...]             each handout's reference numbers,
+                                     measured 5 times (make lab-refs)
 
 A lab's reference code sits in the sources between two markers:
 
@@ -496,6 +498,41 @@ def grade(names):
 
 # ---- list -------------------------------------------------------------------
 
+def lab_refs(names, no_doc=False):
+    """make lab-refs (labs/refs.py): the measurements, the report on
+    stdout and, for every lab, docs/results/HOST-DATE-labrefs.md listed
+    in docs/labs/README.md."""
+    import refs
+    from runner import markdown
+    labs = names or list(refs.REFS)
+    bad = [n for n in labs if n not in refs.REFS]
+    if bad:
+        print('lab-refs: no such lab: %s (make labs lists them)' %
+              ', '.join(bad), file=sys.stderr)
+        return 2
+    m = Machine()
+    out = os.path.join(ROOT, 'build/lab-refs')
+    os.makedirs(out, exist_ok=True)
+    try:
+        results = {n: refs.measure(n, m, out, say=lambda s: print(
+            s, file=sys.stderr, flush=True)) for n in labs}
+    finally:
+        m.stop()
+    host = markdown.host_kind(rig=not m.direct)
+    md = refs.report(results, host)
+    print(md)
+    if not no_doc and not names:
+        date = time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())
+        path = markdown.publish(
+            md, date, host, os.path.join(ROOT, 'docs/results'),
+            os.path.join(ROOT, 'docs/labs/README.md'), 'make lab-refs',
+            '-labrefs', '<!-- labrefs:begin -->', '<!-- labrefs:end -->')
+        print('lab-refs: wrote %s' % os.path.relpath(path, ROOT),
+              file=sys.stderr)
+    empty = [n for n, got in results.items() if not any(got.values())]
+    return 1 if empty else 0
+
+
 def list_labs():
     labs = sorted(catalog().values(), key=lambda l: l['number'])
     print('%-3s %-12s %-6s %6s %5s  %s' % ('#', 'lab', 'side', 'points',
@@ -524,6 +561,11 @@ def main(argv=None):
     g.add_argument('lab', nargs='*',
                    help='the labs, or all (default: the tree\'s own, from '
                    '.lab)')
+    r = sub.add_parser('refs', help='each handout\'s reference numbers, '
+                       'measured (make lab-refs)')
+    r.add_argument('labs', nargs='*', metavar='LAB')
+    r.add_argument('--no-doc', action='store_true',
+                   help='print only: no file under docs/results/')
     h = sub.add_parser('handin', help='in a student tree: the tarball to '
                        'hand in')
     h.add_argument('-o', metavar='FILE',
@@ -538,6 +580,8 @@ def main(argv=None):
             print('%s: hand this in (the diff, the answers and the last '
                   'grade; tar tzf lists it)' % os.path.relpath(out))
             return 0
+        if a.cmd == 'refs':
+            return lab_refs(a.labs, a.no_doc)
         if a.cmd == 'make':
             dest = os.path.abspath(os.path.expanduser(a.dir))
             make_tree(a.lab, dest, a.solution)

@@ -13,6 +13,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
 sys.path.insert(0, os.path.join(ROOT, 'labs'))
 
 import checks  # noqa: E402
+import refs  # noqa: E402
 from runner import records  # noqa: E402
 
 
@@ -51,3 +52,26 @@ def test_a_late_target_kick_passes_and_is_shown(tmp_path):
 def test_a_loop_that_breaks_the_window_fails(tmp_path, field, value):
     verdict, detail = wake(tmp_path, **{field: value})
     assert verdict == 'FAILED' and '%s=%s' % (field, value) in detail
+
+
+def test_lab_refs_extract_and_report():
+    """labs/refs.py: the numbers a handout's measurement gives, and the
+    report's median and range over the runs."""
+    recs = records.parse_text(
+        '@calib source=pit tsc_khz=1 lapic_khz=1001000 window_us=9 '
+        'took_us=50000 polls=8 exits=420 pio_exits=400 apic_exits=20 '
+        'lapic_err_ppm=6000 use=1\n'
+        '@bench case=ipi_wake n=200 p50_ns=180000 p99_ns=320000 '
+        'exits_per_op=3.00 send_exits=1.00\n')
+    pit = refs.calib('pit')(recs, {})
+    assert pit['APIC timer off the true rate, ppm'] == 1000
+    assert pit['port-I/O exits'] == 400 and pit['exits'] == 420
+    wake = refs.bench('ipi_wake')(recs, {})
+    assert wake['ipi_wake p50 us'] == 180 and \
+        wake['ipi_wake send exits/op'] == 1
+    md = refs.report({'pit': {'PIT': {'port-I/O exits': [400, 300, 900]}}},
+                     'amd-nested-rig', runs=3)
+    assert '| port-I/O exits | 400 | 300 - 900 (3 runs) |' in md
+    assert md.startswith('Host: amd-nested-rig.')
+    with pytest.raises(KeyError):
+        refs.calib('cpuid15')(recs, {})
