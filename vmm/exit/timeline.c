@@ -102,13 +102,11 @@ static int send_stamp(const struct tl_cpu *c, uint32_t seq)
 	return -1;
 }
 
-/* the first event of @kind on @c at index >= @i with a TSC >= @tsc */
-static int event_after(const struct tl_cpu *c, uint32_t i, unsigned kind,
-		       uint64_t tsc, uint32_t id)
+/* the first event of @kind on @c at index >= @i, -1 if none */
+static int next_event(const struct tl_cpu *c, uint32_t i, unsigned kind)
 {
 	for (; i < c->n; i++)
-		if (c->ev[i].kind == kind && c->ev[i].tsc >= tsc &&
-		    (!id || c->ev[i].id == id))
+		if (c->ev[i].kind == kind)
 			return (int)i;
 	return -1;
 }
@@ -163,7 +161,7 @@ static void join_target(const struct tl_cpu *t, const struct tl_where *w,
 	if (i >= 0)
 		ipi->t[TP_OUT] = tl_ev_time(t, &t->ev[i]);
 	ipi->t[TP_INJECT] = tl_ev_time(t, inj);
-	i = event_after(t, w->inject, TL_ENTRY, 0, 0);
+	i = next_event(t, w->inject, TL_ENTRY);
 	if (i >= 0)
 		ipi->t[TP_ENTRY] = tl_ev_time(t, &t->ev[i]);
 	/* the handler: the guest's first of the vector after that entry
