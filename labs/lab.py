@@ -399,6 +399,12 @@ class Machine:
             self.rig.stop()
 
 
+# boots more when a case refused to measure for the host's sake (the
+# nested rig's TSCs look skewed in ~40% of its boots: 3 boots in a row
+# did so in a fresh-clone make test; 6 in a row is ~0.4%)
+UNMEASURED_TRIES = 5
+
+
 def run_boot(check, machine, out):
     import checks
     b = check['boot']
@@ -418,7 +424,7 @@ def run_boot(check, machine, out):
               checks.rig_fault(r), flush=True)
         r = machine.run(argv, limit + 60, out)
         state, detail = checks.judge(b['expect'], r, js)
-    for _ in range(2):
+    for _ in range(UNMEASURED_TRIES):
         # a busy host can make two vCPUs' TSCs look skewed: the case
         # then refuses to measure, and make bench boots it again too
         why = checks.unmeasured(r) if state != 'ok' else None
