@@ -209,7 +209,21 @@ static void join_sender(const struct tl_cpu *s, uint32_t k,
 		ipi->t[TP_SEND] = s->st[i].tsc;
 }
 
-static void check_order(struct tl_ipi *ipi)
+/* the next IPI of @r, from vCPU @from to vCPU @to */
+static struct tl_ipi *ipi_new(struct tl_result *r, uint32_t id, unsigned from,
+			      unsigned to, unsigned vector)
+{
+	struct tl_ipi *ipi = &r->ipi[r->n++];
+
+	ipi->id = id;
+	ipi->from = (uint16_t)from;
+	ipi->to = (uint16_t)to;
+	ipi->vector = (uint8_t)vector;
+	return ipi;
+}
+
+/* its points all in: out of order?  counted in @r, and @complete too */
+static void ipi_done(struct tl_result *r, struct tl_ipi *ipi, bool complete)
 {
 	uint64_t last = 0;
 	unsigned p;
@@ -221,6 +235,8 @@ static void check_order(struct tl_ipi *ipi)
 			ipi->backwards = true;
 		last = ipi->t[p];
 	}
+	r->backwards += ipi->backwards;
+	r->complete += complete;
 }
 
 /*
@@ -256,11 +272,7 @@ static void join_guest(const struct tl_cpu *cpu, unsigned ncpu,
 
 			if (s->kind != IRQLAB_TL_SEND || s->dest >= ncpu)
 				continue;
-			ipi = &r->ipi[r->n++];
-			ipi->id = r->n;
-			ipi->from = (uint16_t)c;
-			ipi->to = s->dest;
-			ipi->vector = s->vector;
+			ipi = ipi_new(r, r->n + 1, c, s->dest, s->vector);
 			ipi->t[TP_SEND] = s->tsc;
 			t = &cpu[s->dest];
 			h = stamp_after(t, 0, IRQLAB_TL_HANDLER, s->vector,
@@ -273,17 +285,10 @@ static void join_guest(const struct tl_cpu *cpu, unsigned ncpu,
 				if (e >= 0)
 					ipi->t[TP_EOI] = t->st[e].tsc;
 			}
-			check_order(ipi);
-			r->backwards += ipi->backwards;
-			r->complete += !!ipi->t[TP_HANDLER];
+			ipi_done(r, ipi, ipi->t[TP_HANDLER]);
 		}
 }
 
-/*
- * Every TL_POST is one IPI (one sender, one target).  Its id finds the
- * target's injection and EOI exit; the points between come from the
- * target's thread and its guest ring by time.  Returns -1 without memory.
- */
 /* each IPI's injection and EOI exit, by id; NULL without memory */
 static struct tl_where *where(const struct tl_cpu *cpu, unsigned ncpu,
 			      uint32_t maxid)
@@ -350,11 +355,7 @@ static void assemble(const struct tl_cpu *cpu, unsigned ncpu,
 
 			if (p->kind != TL_POST)
 				continue;
-			ipi = &r->ipi[r->n++];
-			ipi->id = p->id;
-			ipi->from = (uint16_t)c;
-			ipi->to = p->peer;
-			ipi->vector = p->vector;
+			ipi = ipi_new(r, p->id, c, p->peer, p->vector);
 			if (nt) {
 				ipi->notify = nt->kind;
 				ipi->t[TP_NOTIFY] = tl_ev_time(&cpu[c], nt);
@@ -363,10 +364,8 @@ static void assemble(const struct tl_cpu *cpu, unsigned ncpu,
 			if (p->peer < ncpu && w[p->id].inject &&
 			    w[p->id].cpu == p->peer)
 				join_target(&cpu[p->peer], &w[p->id], nt, ipi);
-			check_order(ipi);
-			r->backwards += ipi->backwards;
-			r->complete += ipi->t[TP_SEND] && ipi->t[TP_POST] &&
-				       ipi->t[TP_INJECT] && ipi->t[TP_HANDLER];
+			ipi_done(r, ipi, ipi->t[TP_SEND] && ipi->t[TP_POST] &&
+					 ipi->t[TP_INJECT] && ipi->t[TP_HANDLER]);
 		}
 }
 
