@@ -379,6 +379,29 @@ Test(timeline, a_kick_is_taken_after_it_was_sent_whatever_the_clocks)
 	tl_result_free(&r);
 }
 
+Test(timeline, a_sender_is_held_by_where_its_target_stood)
+{
+	struct tl_result r;
+	unsigned i;
+
+	/* CPU 0's host stamps run 500 late, and it has no guest stamp after
+	 * its send to bound them; CPU 1 took the IPI before its handler's
+	 * stamp (1100), so the wake was sent before that too */
+	one_wake(1, 1, 1000);
+	for (i = 0; i < cpu[0].n; i++)
+		ev[0][i].tsc += 500;
+	cr_assert_eq(tl_join(cpu, 2, &r), 0);
+	cr_assert_eq(r.unsure[0], 0);
+	cr_assert_eq(r.unsure[1], 0);
+	cr_assert_eq(r.fix[0][0], -440, "the least move back that fits");
+	cr_assert_eq(r.ipi[0].t[TP_EXIT], 1070);
+	cr_assert_eq(r.ipi[0].t[TP_NOTIFY], 1085);
+	cr_assert_eq(r.ipi[0].t[TP_OUT], 1085, "woken once the wake was sent");
+	cr_assert_eq(r.ipi[0].t[TP_HANDLER], 1100);
+	cr_assert_eq(r.backwards, 0);
+	tl_result_free(&r);
+}
+
 /* ---- KVM's tracepoints (exit/tl_trace.c) ----------------------------- */
 
 static const char *const wake_trace[] = {

@@ -72,3 +72,40 @@ def test_a_guest_that_stamps_nothing_ends_at_the_entry(tmp_path):
     assert s['what'] == 'ICR exit to entry' and s['p50'] == 30
     assert '| **ICR exit to entry** | 30.00 |' in anatomy.side_by_side(
         [d], ['kernel'])
+
+
+def bench_line(case, p50_ns, total, send, kick, eoi, hlt, other):
+    return ('@bench case=%s cpus=2 apic=x2apic n=100 p50_ns=%d '
+            'exits_per_op=%s send_exits=%s kick_exits=%s eoi_exits=%s '
+            'hlt_exits=%s other_exits=%s\n' % (case, p50_ns, total, send,
+                                                kick, eoi, hlt, other))
+
+
+def test_probe_effect_holds_the_exact_exits_apart(tmp_path):
+    """The probe effect's rows: medians of p50 on and off, and the
+    send/EOI/HLT exits (exact) apart from all exits per operation, which
+    a kick or a stray timer exit moves (3.03 on, 3.01 off in a loaded
+    rig, with the same send/EOI/HLT)."""
+    (tmp_path / 'on.out').write_text(
+        bench_line('ipi_wake', 200000, '3.00', '1.00', '0.00', '1.00',
+                   '1.00', '0.00') +
+        bench_line('ipi_pingpong', 400000, '3.03', '1.00', '0.99', '1.00',
+                   '0.00', '0.04'))
+    (tmp_path / 'off.out').write_text(
+        bench_line('ipi_wake', 100000, '3.00', '1.00', '0.00', '1.00',
+                   '1.00', '0.00') +
+        bench_line('ipi_pingpong', 400000, '3.01', '1.00', '1.00', '1.00',
+                   '0.00', '0.01'))
+    rows = anatomy.probe_effect(str(tmp_path), [('on', 'off')])
+    assert rows[0] == ('ipi_wake', 1, 200.0, 100.0, 2.0, '1.00/1.00/1.00',
+                       '1.00/1.00/1.00', '3.00', '3.00')
+    case, n, on, off, ratio, pon, poff, eon, eoff = rows[1]
+    assert (pon, poff) == ('1.00/1.00/0.00', '1.00/1.00/0.00')
+    assert (eon, eoff) == ('3.03', '3.01')
+
+
+def test_probe_effect_without_a_pair(tmp_path):
+    (tmp_path / 'on.out').write_text('@bench_skip case=ipi_wake why=skew\n')
+    (tmp_path / 'off.out').write_text('')
+    rows = anatomy.probe_effect(str(tmp_path), [('on', 'off')])
+    assert rows[0] == ('ipi_wake', 0, None, None, None, '-', '-', '-', '-')

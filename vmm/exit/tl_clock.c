@@ -16,17 +16,22 @@
  *    injection (struct tl_pair): h_s + e_s <= h_t + e_t.
  *
  * e, the error of a vCPU's offset, is taken over stretches of TL_SPAN
- * events: in each, the least move from the stretch before (from 0 at the
- * start) that meets its bounds, so a right clock stays as it is; where
- * the bounds cross, their middle, counted unsure.  Last, each event is
- * held between its two guest stamps (tl_ev_time()).
+ * events.  The pairs are difference constraints (e_t - e_s >= h_s - h_t),
+ * so the bounds flow both ways until they settle: a target's lower bound
+ * from its sender's, and a sender's upper bound from its target's (a
+ * sender whose next guest stamp is far away is held by where its target
+ * stood).  Then, in each stretch, the least move from the stretch before
+ * (from 0 at the start) that meets its bounds, so a right clock stays as
+ * it is; where the bounds cross, their middle, counted unsure.  Last,
+ * each event is held between its two guest stamps (tl_ev_time()).
  */
 #include <stdlib.h>
 
 #include "tl_internal.h"
 
 #define TL_SPAN		32
-#define TL_ROUNDS	3	/* the pairs' bounds feed each other */
+#define TL_ROUNDS	3	/* the chosen offsets feed each other */
+#define TL_SETTLE	16	/* passes for the bounds to settle */
 
 struct span {
 	int64_t lo, hi;		/* this round's bounds on e */
@@ -60,6 +65,42 @@ static void own_bounds(const struct tl_cpu *c, struct span *sp)
 		if (e->gcount) {
 			d = (int64_t)(c->st[e->gcount - 1].tsc - raw(c, i));
 			s->own_lo = d > s->own_lo ? d : s->own_lo;
+		}
+	}
+}
+
+/* raw(t) - raw(s) for pair @q: e_s - e_t may be at most this */
+static int64_t gap(const struct tl_cpu *cpu, const struct tl_pair *q)
+{
+	return (int64_t)(raw(&cpu[q->t], q->kt) - raw(&cpu[q->s], q->ks));
+}
+
+/* Each pair's bounds both ways until none moves: e_t >= e_s - g and
+ * e_s <= e_t + g.  A stretch whose bounds crossed passes nothing on. */
+static void settle(const struct tl_cpu *cpu, struct span **sp,
+		   const struct tl_pair *p, uint32_t np)
+{
+	unsigned pass;
+	uint32_t i;
+	int moved = 1;
+
+	for (pass = 0; moved && pass < TL_SETTLE; pass++) {
+		moved = 0;
+		for (i = 0; i < np; i++) {
+			struct span *s = &sp[p[i].s][p[i].ks / TL_SPAN];
+			struct span *t = &sp[p[i].t][p[i].kt / TL_SPAN];
+			int64_t g = gap(cpu, &p[i]);
+
+			if (s->lo > s->hi || t->lo > t->hi)
+				continue;
+			if (s->lo != INT64_MIN && s->lo - g > t->lo) {
+				t->lo = s->lo - g;
+				moved = 1;
+			}
+			if (t->hi != INT64_MAX && t->hi + g < s->hi) {
+				s->hi = t->hi + g;
+				moved = 1;
+			}
 		}
 	}
 }
@@ -119,7 +160,8 @@ int tl_clock(struct tl_cpu *cpu, unsigned ncpu, const struct tl_pair *p,
 				sp[c][i].lo = sp[c][i].own_lo;
 				sp[c][i].hi = sp[c][i].own_hi;
 			}
-		/* the target's event no earlier than the sender's */
+		settle(cpu, sp, p, np);
+		/* the target's event no earlier than the sender's, as chosen */
 		for (i = 0; round && i < np; i++) {
 			struct span *s = &sp[p[i].t][p[i].kt / TL_SPAN];
 			int64_t d = (int64_t)(raw(&cpu[p[i].s], p[i].ks) +
