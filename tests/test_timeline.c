@@ -55,7 +55,7 @@ static void one_wake(uint32_t id, uint32_t seq, uint64_t t)
 	vmm(0, TL_EXIT, t + 10, 0, seq, 0);
 	vmm(0, TL_POST, t + 20, id, seq, 1);
 	vmm(0, TL_WAKE, t + 25, id, 0, 1);
-	vmm(1, TL_WOKE, t + 40, 0, 0, 0);
+	vmm(1, TL_WOKE, t + 40, id, 0, 0);
 	vmm(1, TL_INJECT, t + 50, id, 0, 0);
 	vmm(1, TL_ENTRY, t + 55, 0, 0, 0);
 	guest(1, IRQLAB_TL_HANDLER, t + 100, 0);
@@ -121,7 +121,7 @@ Test(timeline, xapic_has_two_icr_exits)
 	vmm(0, TL_EXIT, 1010, 0, 1, 0);
 	vmm(0, TL_POST, 1020, 1, 1, 1);
 	vmm(0, TL_KICK, 1025, 1, 0, 1);
-	vmm(1, TL_KICKED, 1040, 0, 0, 0);
+	vmm(1, TL_KICKED, 1040, 1, 0, 0);
 	vmm(1, TL_INJECT, 1050, 1, 0, 0);
 	cr_assert_eq(tl_join(cpu, 2, &r), 0);
 	cr_assert_eq(r.ipi[0].t[TP_ICR_HI], 1005);
@@ -402,6 +402,24 @@ Test(timeline, a_sender_is_held_by_where_its_target_stood)
 	tl_result_free(&r);
 }
 
+Test(timeline, a_target_a_timer_woke_first_is_no_pair_for_the_wake)
+{
+	struct tl_result r;
+
+	/* CPU 1's APIC timer woke it (no sender's id: 0) before the sender
+	 * began its wake at 1025; it found the IPI posted and injected it.
+	 * Its wake is not the sender's, so nothing moves CPU 1's clock. */
+	one_wake(1, 1, 1000);
+	ev[1][0].tsc = 1021;
+	ev[1][0].id = 0;
+	cr_assert_eq(tl_join(cpu, 2, &r), 0);
+	cr_assert_eq(r.fix[1][0], 0);
+	cr_assert_eq(r.ipi[0].t[TP_OUT], 0, "woken, but not by this IPI");
+	cr_assert_eq(r.ipi[0].t[TP_INJECT], 1050);
+	cr_assert_eq(r.backwards, 0);
+	tl_result_free(&r);
+}
+
 /* ---- KVM's tracepoints (exit/tl_trace.c) ----------------------------- */
 
 static const char *const wake_trace[] = {
@@ -528,7 +546,7 @@ Test(timeline, a_guest_that_stamps_nothing_keeps_the_host_s_one_clock)
 	vmm(0, TL_EXIT, 1010, 0, 1, 0);
 	vmm(0, TL_POST, 1020, 1, 1, 1);
 	vmm(0, TL_WAKE, 1025, 1, 0, 1);
-	vmm(1, TL_WOKE, 1040, 0, 0, 0);
+	vmm(1, TL_WOKE, 1040, 1, 0, 0);
 	vmm(1, TL_INJECT, 1050, 1, 0, 0);
 	vmm(1, TL_ENTRY, 1055, 0, 0, 0);
 	cpu[0].tsc_offset = 5000;

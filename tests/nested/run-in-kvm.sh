@@ -46,6 +46,7 @@
 #                        the guest is stopped after -t SECS + this
 #   NESTED_RETRIES       boots again when a guest gives no status (default 1)
 #   NESTED_KVM_AMD_ARGS  kvm_amd parameters, e.g. "npt=0" (default none)
+#   NESTED_APPEND        more of the guest Linux's command line
 #   NESTED_KERNEL_DEB    a linux-image-*.deb to use instead of apt-get download
 #   NESTED_NO_MAKE=1     do not run make (use the objects already built)
 #   NESTED_VMM=FILE      put FILE (a static irqlab-vmm) in the guest instead
@@ -303,8 +304,16 @@ log "guest command: $(cat $R/cmd)"
 (cd $R && find . | LC_ALL=C sort | "$ROOT/$CACHE/busybox" cpio -o -H newc -R 0:0 2>/dev/null) |
 	gzip -1 >$RUN/initrd.gz || rig "cannot build the initramfs"
 
+# tsc=reliable: QEMU TCG gives every vCPU one TSC (cpu_get_ticks()), but
+# Linux's unsynchronized_tsc() takes a non-Intel CPU without constant_tsc
+# (qemu64) and more than one CPU as unsynchronized and marks the TSC
+# unstable; KVM then resets each vCPU's TSC offset at every vcpu_load and
+# catches it up (kvm_arch_vcpu_load(), x86.c), so the guest's TSC is no
+# longer the host's plus one offset, nor quite the other vCPU's
+# (tests/nested/README.md "The rig's TSC").
 APPEND="console=ttyS0 quiet loglevel=4 panic=-1 oops=panic softlockup_panic=1"
-APPEND="$APPEND sysctl.kernel.panic_on_rcu_stall=1"
+APPEND="$APPEND sysctl.kernel.panic_on_rcu_stall=1 tsc=reliable"
+APPEND="$APPEND${NESTED_APPEND:+ $NESTED_APPEND}"
 
 # ---- --serve: one guest, many commands -----------------------------------
 # Serial 2 is the control line on SOCKET (/init's serve loop reads a

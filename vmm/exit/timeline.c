@@ -119,7 +119,10 @@ struct tl_where {
 /*
  * The kick's (or wake's) end on the target's thread: the last KVM_RUN
  * that returned for a kick (or HLT sleep that ended) before the IPI's
- * injection and after the injection before it.  By order, not by time.
+ * injection and after the injection before it, and for this IPI: the
+ * sender stored its id before it notified, the target read it after, so
+ * the notification began before this event (a timer that woke the target
+ * first, or another sender, leaves no pair).  By order, not by time.
  */
 static int out_event(const struct tl_cpu *t, uint32_t inject,
 		     const struct tl_event *notify)
@@ -131,7 +134,7 @@ static int out_event(const struct tl_cpu *t, uint32_t inject,
 		return -1;
 	want = notify->kind == TL_KICK ? TL_KICKED : TL_WOKE;
 	for (i = (int)inject - 1; i >= 0; i--) {
-		if (t->ev[i].kind == want)
+		if (t->ev[i].kind == want && t->ev[i].id == notify->id)
 			return i;
 		if (t->ev[i].kind == TL_INJECT)
 			break;

@@ -61,6 +61,9 @@ struct tl_vcpu {
 	uint64_t exit_tsc;	/* host TSC at KVM_RUN's last return */
 	bool entry_due;		/* the next KVM_RUN gets a TL_ENTRY */
 	uint32_t pending[256];	/* IPI id posted at each vector (atomic) */
+	uint32_t notified;	/* the IPI id of the last sender that woke or
+				 * kicked it, stored before it did (atomic):
+				 * its TL_WOKE or TL_KICKED carries it */
 	uint32_t isr[256];	/* IPI id taken in at each vector */
 	/* the guest's ring: its host address and the size it registered */
 	struct irqlab_tl_ring *guest;
@@ -81,6 +84,17 @@ bool tl_alloc(struct tl_vcpu *t);
 void tl_free(struct tl_vcpu *t);
 void tl_add(struct tl_vcpu *t, enum tl_kind k, uint64_t tsc, uint32_t id,
 	    uint32_t seq, unsigned vector, unsigned peer);
+
+/* Woken from a HLT sleep, or kicked out of KVM_RUN: the id of the last
+ * sender that notified it, read before the time is taken, so that sender
+ * began to notify before this event (timeline.c out_event()). */
+static inline void tl_woke(struct tl_vcpu *t, enum tl_kind k)
+{
+	uint32_t by = __atomic_load_n(&t->notified, __ATOMIC_ACQUIRE);
+
+	tl_add(t, k, tl_tsc(), by, 0, 0, 0);
+}
+
 /* the guest's irqlab_tl_ring.sends now (0: no ring) */
 uint32_t tl_guest_sends(const struct tl_vcpu *t);
 

@@ -300,10 +300,12 @@ void tl_trace_finish(struct tl_trace *t)
 					break;
 				if (x->ev[j].kind == TL_WOKE) {
 					p[1].kind = TL_WAKE;
+					x->ev[j].id = p->id;
 					break;
 				}
 				if (x->ev[j].kind == TL_KICKED) {
 					p[1].kind = TL_KICK;
+					x->ev[j].id = p->id;
 					break;
 				}
 			}

@@ -92,7 +92,7 @@ static void irq_sleep(struct vcpu *v, uint64_t deadline_ns,
 		if (!relp || t) {
 			futex_wait(&v->irq.wake, seq, relp);
 			if (tl_on(&v->tl))
-				tl_add(&v->tl, TL_WOKE, tl_tsc(), 0, 0, 0, 0);
+				tl_woke(&v->tl, TL_WOKE);
 		}
 	}
 	__atomic_store_n(&v->irq.mode, VCPU_MODE_OUTSIDE, __ATOMIC_SEQ_CST);

@@ -121,20 +121,26 @@ static void ops_timer_arm(void *ctx, int cpu, uint64_t deadline_ns)
 }
 
 /*
- * --timeline: the sender @s posts IPI @vector to @t as a new id, and says
- * how it notified @t (docs/ANATOMY.md).  The target's thread takes the id
- * from its @pending when it injects the vector.
+ * --timeline (docs/ANATOMY.md): the sender @s posts IPI @vector to @t as
+ * a new id, stored before the post, so the target's thread finds it in
+ * its @pending when it injects the vector.
  */
-static void tl_post(struct vcpu *s, struct vcpu *t, unsigned vector,
-		    int notify, uint64_t tsc)
+static uint32_t tl_post_id(struct vcpu *s, struct vcpu *t, unsigned vector)
 {
 	uint32_t id = __atomic_add_fetch(&s->vm->tl_next_id, 1,
 					 __ATOMIC_RELAXED);
 
 	__atomic_store_n(&t->tl.pending[vector & 0xff], id, __ATOMIC_RELEASE);
+	return id;
+}
+
+/* The post at @tsc, and how it notified @t, from @ntsc (before it did) */
+static void tl_post(struct vcpu *s, struct vcpu *t, unsigned vector,
+		    uint32_t id, uint64_t tsc, int notify, uint64_t ntsc)
+{
 	tl_add(&s->tl, TL_POST, tsc, id, tl_guest_sends(&s->tl), vector,
 	       (unsigned)t->id);
-	tl_add(&s->tl, notify, tl_tsc(), id, 0, vector, (unsigned)t->id);
+	tl_add(&s->tl, notify, ntsc, id, 0, vector, (unsigned)t->id);
 }
 
 /*
@@ -147,24 +153,38 @@ static void irq_deliver(struct vm *vm, struct vcpu *t, int src,
 			const struct lapic_ipi *ipi)
 {
 	struct vcpu *s = src >= 0 ? &vm->vcpus[src] : NULL;
-	uint64_t tsc;
-	int notify;
+	uint64_t tsc, ntsc = 0;
+	uint32_t id = 0;
+	int notify = TL_QUIET;
 
 	switch (ipi->delivery) {
 	case APIC_ICR_DM_FIXED:
 	case APIC_ICR_DM_LOWEST:
 		if (t->id == src) {
 			/* a self IPI is accepted at once: its own LAPIC */
-			if (tl_on(&s->tl))
-				tl_post(s, t, ipi->vector, TL_QUIET, tl_tsc());
+			if (tl_on(&s->tl)) {
+				tsc = tl_tsc();
+				tl_post(s, t, ipi->vector,
+					tl_post_id(s, t, ipi->vector), tsc,
+					TL_QUIET, tsc);
+			}
 			lapic_accept(&t->irq.lapic, ipi->vector, ipi->level);
 			return;
 		}
 		tsc = s && tl_on(&s->tl) ? tl_tsc() : 0;
-		notify = pir_post(&t->irq.pir, ipi->vector) ?
-			 irq_notify(t, src) : TL_QUIET;
 		if (tsc)
-			tl_post(s, t, ipi->vector, notify, tsc);
+			id = tl_post_id(s, t, ipi->vector);
+		if (pir_post(&t->irq.pir, ipi->vector)) {
+			if (id) {
+				ntsc = tl_tsc();
+				__atomic_store_n(&t->tl.notified, id,
+						 __ATOMIC_RELEASE);
+			}
+			notify = irq_notify(t, src);
+		}
+		if (tsc)
+			tl_post(s, t, ipi->vector, id, tsc, notify,
+				ntsc ? ntsc : tl_tsc());
 		break;
 	case APIC_ICR_DM_NMI:
 		__atomic_add_fetch(&t->irq.nmi, 1, __ATOMIC_SEQ_CST);

@@ -306,8 +306,7 @@ static void *vcpu_thread(void *arg)
 					   __ATOMIC_RELAXED), KVM_EXIT_INTR,
 					   err == EINTR ? cls_kick : cls_other);
 				if (tl_on(&v->tl) && err == EINTR)
-					tl_add(&v->tl, TL_KICKED,
-					       v->tl.exit_tsc, 0, 0, 0, 0);
+					tl_woke(&v->tl, TL_KICKED);
 				kicked = now_ns();
 				continue;
 			}
