@@ -399,9 +399,10 @@ class Machine:
             self.rig.stop()
 
 
-# boots more when a case refused to measure for the host's sake (the
-# nested rig's TSCs look skewed in ~40% of its boots: 3 boots in a row
-# did so in a fresh-clone make test; 6 in a row is ~0.4%)
+# boots more when a case refused to measure for the host's sake: a host
+# whose TSC is unstable gives skewed vCPU TSCs in many boots (the nested
+# rig did in ~40% before it booted with tsc=reliable: tests/nested/
+# README.md "The rig's TSC"; 6 in a row at that rate is ~0.4%)
 UNMEASURED_TRIES = 5
 
 

@@ -3,11 +3,13 @@
  * The timeline's one clock: the guest's TSC.
  *
  * KVM's TSC offset puts irqlab-vmm's stamps on the guest's TSC exactly
- * where the host's TSC is one clock: guest TSC = host TSC + offset is
- * KVM's own arithmetic (no scaling for irqlab).  In the nested rig it is
- * not: there the two are milliseconds apart and drift by tens of
- * microseconds in a run.  So the order of events is checked, and where
- * the clock contradicts it, the clock is moved, never the order:
+ * where the host's TSC is stable: guest TSC = host TSC + offset is KVM's
+ * own arithmetic (no scaling for irqlab).  Where the host marked its TSC
+ * unstable, KVM resets the offset at every vcpu_load and catches it up
+ * (kvm_arch_vcpu_load()), and the one read at the end is milliseconds
+ * off (tests/nested/README.md "The rig's TSC").  So the order of events
+ * is checked, and where the clock contradicts it, the clock is moved,
+ * never the order:
  *
  *  - a vCPU's thread acts only while its vCPU is out of the guest, so the
  *    guest's last stamp before (index gcount - 1) came before each of its
