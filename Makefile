@@ -143,9 +143,27 @@ TL_BENCH	:= $(B)/tl-bench
 $(TL_BENCH): $(call host,$(tl-bench-y))
 	$(CC) $(HOST_LDFLAGS) -o $@ $^
 
-# docs/CALIB.md: boot-to-ready, calib exits and accuracy, cpuid against pit
+# $(call via_rig,TARGET,WHAT,COMMAND): COMMAND, with --rig where there is
+# no usable /dev/kvm (saying so) or with RIG=1; RIG=0 refuses to go there
+define via_rig
+@rig=$(if $(filter 1,$(RIG)),--rig); \
+if [ -z "$$rig" ] && ! { $(KVM_USABLE); }; then \
+	if [ "$(RIG)" = 0 ]; then \
+		echo "make $(1): no usable /dev/kvm here, and RIG=0" \
+			"keeps $(2) out of the nested rig" >&2; exit 2; fi; \
+	scripts/build-deps.sh --rig; \
+	echo "note: no usable /dev/kvm here: $(2) runs in the" \
+		"nested rig (RIG=0 refuses)" >&2; \
+	rig=--rig; fi; \
+echo "$(3) $$rig"; \
+$(3) $$rig
+endef
+
+# docs/CALIB.md: boot-to-ready, calib exits and accuracy, cpuid against
+# pit, written to docs/results/HOST-DATE-calib.md (CALIB_ARGS: -n, -q,
+# -c, --no-qemu: then no file); in the nested rig where /dev/kvm is missing
 bench-calib: all
-	$(PYTHON) guest-bench/calib-bench.py
+	$(call via_rig,bench-calib,irqlab-vmm,$(PYTHON) guest-bench/calib-bench.py $(CALIB_ARGS))
 
 # The host runner: docs/BENCHMARKS.md "Host runner" (guest-bench/runner/).
 NATIVE_FUTEX	:= $(B)/native-futex
@@ -176,18 +194,7 @@ bench: all $(NATIVE_FUTEX)
 # written).  Without a usable /dev/kvm it runs in the nested rig, as make
 # bench does, and says so; RIG=1 puts it there anyway, RIG=0 refuses.
 anatomy: all $(TL_BENCH)
-	@rig=$(if $(filter 1,$(RIG)),--rig); \
-	if [ -z "$$rig" ] && ! { $(KVM_USABLE); }; then \
-		if [ "$(RIG)" = 0 ]; then \
-			echo "make anatomy: no usable /dev/kvm here, and RIG=0" \
-				"keeps irqlab-vmm out of the nested rig" >&2; \
-			exit 2; fi; \
-		scripts/build-deps.sh --rig; \
-		echo "note: no usable /dev/kvm here: irqlab-vmm runs in the" \
-			"nested rig (RIG=0 refuses)" >&2; \
-		rig=--rig; fi; \
-	echo "$(PYTHON) guest-bench/anatomy --run $(if $(QUICK),--quick) $$rig"; \
-	$(PYTHON) guest-bench/anatomy --run $(if $(QUICK),--quick) $$rig
+	$(call via_rig,anatomy,irqlab-vmm,$(PYTHON) guest-bench/anatomy --run $(if $(QUICK),--quick))
 
 # docs/CONFORMANCE.md: every check step under every configuration here
 # (irqlab-vmm's three irqchips x two APIC modes, QEMU TCG and KVM, Bochs);

@@ -2,7 +2,7 @@
 """Calibration benchmark: CPUID-frequency calibration against the PIT.
 
     guest-bench/calib-bench.py [-n BOOTS] [-q QEMU_BOOTS] [--no-qemu]
-                               [-c CONFIG,...]
+                               [-c CONFIG,...] [--rig] [--no-doc]
 
 Boots the same kernel (build/kernel/irqlab.elf, no command line) BOOTS
 times in each irqlab-vmm config, interleaved round by round so that host
@@ -40,11 +40,18 @@ Accuracy: lapic_khz against the true APIC timer rate, 1 GHz (irqlab-vmm's
 injects into CPUID 0x15 from KVM_GET_TSC_KHZ, read off the first cpuid
 boot.
 
+Where the host has no usable /dev/kvm, or with --rig, every boot runs
+in the nested rig (tests/nested/README.md "The rig as a server"), QEMU
+with -cpu host there; it says so, the host is named so in the report, and
+boot-to-ready is then the whole command's time in the rig.
+
 Output: a summary on stdout (medians, p10/p90), every boot's numbers in
 bench-results/calib.json, and the guest's output of the last boot of
-each config in bench-results/calib-<config>.out.  Exit status 0, 1 if a
-boot failed, 2 for bad usage or a build output missing, 77 if the host
-has no usable /dev/kvm.
+each config in bench-results/calib-<config>.out.  A run of every config
+with the defaults (-n 50 -q 10) also writes the report as
+docs/results/HOST-DATE-calib.md and lists it in docs/CALIB.md; --no-doc
+leaves docs/ alone.  Exit status 0, 1 if a boot failed, 2 for bad usage
+or a build output missing, 77 if neither /dev/kvm nor the rig can run.
 """
 import argparse
 import json
@@ -52,10 +59,13 @@ import os
 import platform
 import sys
 import tempfile
+import time
 
-from . import ROOT, boot, report, stats
+from . import ROOT, boot, markdown, report, rigserver, stats
 
 OUT = os.path.join(ROOT, 'bench-results')
+RIG_TMP = os.path.join(ROOT, 'build', 'calib-bench')  # the rig writes here
+RIG = None      # the rig's server, under --rig
 APIC_KHZ = 1000000
 TIMEOUT = 120
 
@@ -79,6 +89,12 @@ QEMU_CPU = {}
 
 def probe_cpu():
     """QEMU_CPU from the probed model: (model, None) or (None, why)."""
+    if RIG:
+        # the rig's KVM is kvm_amd on QEMU's emulated CPU: -cpu host
+        # starts there (runner/matrix.py, tests/integration do the same)
+        for cfg, flags in QEMU_FLAGS.items():
+            QEMU_CPU[cfg] = 'host' + (',' + flags if flags else '')
+        return 'host', None
     for cfg, flags in QEMU_FLAGS.items():
         cpu = boot.probe_cpu(flags)
         if not cpu.model:
@@ -89,7 +105,7 @@ def probe_cpu():
 
 def timed(cmd, want):
     """One boot: its numbers so far (a dict), the boot (boot.Result)."""
-    r = boot.run(cmd, TIMEOUT)
+    r = boot.run_in_rig(RIG, cmd, TIMEOUT) if RIG else boot.run(cmd, TIMEOUT)
     run = {'status': r.rc, 'ready_ms': r.ready_ms}
     if r.rc != want or r.ready_ms is None:
         run['error'] = r.err.strip().splitlines()[-1:] or ['no @ready']
@@ -246,9 +262,15 @@ def parse_args(argv):
                     help='irqlab-vmm rows only')
     ap.add_argument('-c', '--configs', help='irqlab configs, comma-'
                     'separated (default: all of %s)' % ','.join(IRQLAB))
+    ap.add_argument('--rig', action='store_true',
+                    help='boot in the nested rig even where /dev/kvm is '
+                    'usable (without it the rig is the default)')
+    ap.add_argument('--no-doc', action='store_true',
+                    help='write no docs/results/ file')
     a = ap.parse_args(argv)
     if a.n < 1 or a.q < 1:
         ap.error('-n and -q must be at least 1')
+    a.full = not a.configs and not a.no_qemu and (a.n, a.q) == (50, 10)
     if a.configs:
         want = a.configs.split(',')
         bad = [c for c in want if c not in IRQLAB]
@@ -289,7 +311,10 @@ def boot_all(a, kvm_cpu):
     groups = [('irqlab', a.n, IRQLAB, boot_irqlab)]
     if kvm_cpu:
         groups.append(('QEMU', a.q, QEMU_CPU, boot_qemu))
-    with tempfile.TemporaryDirectory(prefix='calib-bench.') as tmp:
+    if RIG:
+        os.makedirs(RIG_TMP, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix='calib-bench.',
+                                     dir=RIG_TMP if RIG else None) as tmp:
         for label, rounds, cfgs, one in groups:
             for i in range(rounds):
                 say('%s round %d/%d' % (label, i + 1, rounds), end='\r')
@@ -307,9 +332,24 @@ def main(argv=None):
         if not os.path.exists(f):
             say('%s is missing: run make first' % f)
             return 2
-    if not boot.kvm_usable():
-        say('SKIP: no usable /dev/kvm')
-        return 77
+    global RIG
+    if a.rig or not boot.kvm_usable():
+        RIG = rigserver.RigServer(ROOT)
+        say('%s: every boot runs in the nested rig (%s)' % (
+            '--rig' if a.rig else 'no usable /dev/kvm here', RIG.log))
+        try:
+            RIG.start()
+        except rigserver.RigError as e:
+            say('SKIP: the nested rig cannot run here: %s' % e)
+            return 77
+    try:
+        return bench(a)
+    finally:
+        if RIG:
+            RIG.stop()
+
+
+def bench(a):
     kvm_cpu = want_qemu(a)
     os.makedirs(OUT, exist_ok=True)
     runs, last, bad = boot_all(a, kvm_cpu)
@@ -328,17 +368,42 @@ def main(argv=None):
                    'apic_khz_true': APIC_KHZ, 'qemu_kvm_cpu': kvm_cpu,
                    'qemu_cpu': QEMU_CPU if kvm_cpu else None,
                    'summary': res, 'runs': runs}, f, indent=1)
-    print('host: %s, %d CPUs, Linux %s; %s; %d irqlab boots per config, '
-          '%d QEMU; p50 (p10-p90)' % (model, os.cpu_count(),
-                                      platform.release(), rev, a.n,
-                                      a.q if kvm_cpu else 0))
+    kind = markdown.host_kind(rig=bool(RIG))
+    md = report_md(a, res, runs, kind, model, rev, kvm_cpu)
+    print(md, end='')
+    if a.full and not a.no_doc:
+        path = markdown.publish(
+            md, time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime()), kind,
+            os.path.join(ROOT, 'docs/results'),
+            os.path.join(ROOT, 'docs/CALIB.md'), 'make bench-calib',
+            '-calib', '<!-- calib-results:begin -->',
+            '<!-- calib-results:end -->')
+        say('wrote %s' % os.path.relpath(path, ROOT))
+    elif not a.no_doc:
+        say('not every config at the defaults: no docs/results/ file')
+    return 1 if bad else 0
+
+
+def report_md(a, res, runs, kind, model, rev, kvm_cpu):
+    """The run in markdown: the host, the method, the table, failures."""
+    out = ['Host: %s (%s), %d CPUs, Linux %s; %s.  %d irqlab-vmm boots per '
+           'config and %d per QEMU config, interleaved round by round '
+           '(docs/CALIB.md "The benchmark").  p50 (p10-p90).' % (
+               model, kind, os.cpu_count(), platform.release(), rev, a.n,
+               a.q if kvm_cpu else 0)]
+    if RIG:
+        out[0] += ('  Every boot ran in the nested rig (Linux\'s KVM under '
+                   'QEMU TCG): boot to @ready is the whole command\'s '
+                   'time there, the exit counts are exact.')
     if kvm_cpu:
-        print('QEMU/KVM: %s' % ', '.join('%s -cpu %s' % kv
-                                         for kv in QEMU_CPU.items()))
-    print(table(res))
+        out.append('QEMU/KVM: %s; its userspace exits from perf\'s '
+                   'kvm:kvm_userspace_exit.' % ', '.join(
+                       '%s -cpu %s' % kv for kv in QEMU_CPU.items()))
+    out += ['', table(res), '']
     for cfg, rs in runs.items():
         for r in rs:
             if 'error' in r:
-                print('failed: %s: status %s: %s' % (cfg, r['status'],
-                                                     r['error'][0]))
-    return 1 if bad else 0
+                out.append('- failed: %s: status %s: %s' % (
+                    cfg, r['status'], r['error'][0]))
+    return '\n'.join(out) + '\n'
+

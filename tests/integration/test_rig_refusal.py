@@ -1,7 +1,7 @@
-"""Where /dev/kvm is missing, make bench, make anatomy and make
-bench-linux go to the nested rig by themselves; RIG=0 refuses, with a
-clear line and status 2, before anything runs (docs/BENCHMARKS.md,
-docs/ANATOMY.md, docs/LINUX.md)."""
+"""Where /dev/kvm is missing, make bench, make anatomy, make bench-linux
+and make bench-calib go to the nested rig by themselves; RIG=0 refuses,
+with a clear line and status 2, before anything runs (docs/BENCHMARKS.md,
+docs/ANATOMY.md, docs/LINUX.md, docs/CALIB.md)."""
 import subprocess
 
 import pytest
@@ -13,6 +13,7 @@ from harness import ROOT, kvm_usable
     ('bench', 'the KVM configs'),
     ('anatomy', 'irqlab-vmm'),
     ('bench-linux', 'irqlab-vmm'),
+    ('bench-calib', 'irqlab-vmm'),
 ])
 def test_rig0_refuses_without_kvm(target, what):
     if kvm_usable():
