@@ -42,7 +42,10 @@ back), the guest's LOC/RES/CAL deltas over the benchmarks, and exits
 `perf stat` where it can count it).
 
 Output: the table on stdout, bench-results/linux.json, each boot's
-console in build/bench-linux/ROW.out (stderr: ROW.err).  Exit status 0,
+console in build/bench-linux/ROW.out (stderr: ROW.err).  A run of every
+row at the defaults also writes the table and each row's method as
+docs/results/HOST-DATE-linux.md, listed in docs/LINUX.md "Numbers"
+(--no-doc does not).  Exit status 0,
 1 if a row that could run failed, 2 bad usage, 77 SKIP (no linux guest:
 make linux-guest could not fetch it).
 """
@@ -55,7 +58,7 @@ import shutil
 import subprocess
 import time
 
-from . import ROOT, arg_parser, boot, records
+from . import ROOT, arg_parser, boot, markdown, records
 
 GUEST = os.path.join(ROOT, 'build/linux-guest')
 BZIMAGE = os.path.join(GUEST, 'bzImage')
@@ -246,6 +249,12 @@ def host_kvm():
         return 'kvm_pvm', ('/dev/kvm is kvm_pvm (/sys/module/kvm_pvm): a '
                            'stock kernel runs in KVM\'s instruction emulator')
     return 'real', 'kvm (no vendor module seen)'
+
+
+def guest_kernel():
+    """The guest's kernel, as make linux-guest fetched it."""
+    with open(os.path.join(GUEST, 'kernel.txt')) as f:
+        return f.read().strip()
 
 
 def host_name():
@@ -604,6 +613,33 @@ def table(rows, smp):
     return '\n'.join(lines)
 
 
+def report_md(rows, smp, kernel, kind, why):
+    """The run in markdown: the host and guest, the table, each row's
+    method and why a row did not run."""
+    out = ['Host: %s; /dev/kvm: %s (%s).  Guest: %s, %d vCPUs, %d MiB; '
+           '`perf bench futex wake`, mean of its 10 runs, +- its relative '
+           'standard error (docs/LINUX.md "Numbers").' % (
+               host_name(), kind, why, kernel, smp, MEM_MB), '',
+           table(rows, smp), '']
+    for r in rows:
+        out.append('- %s: %s%s' % (r.name, r.how, ('; exits: ' + r.exits_how)
+                                   if r.exits_how else ''))
+        if r.why:
+            out.append('  - %s: %s' % (r.state, r.why))
+    return '\n'.join(out) + '\n'
+
+
+def publish(rows, smp, kernel, kind, why, rig):
+    """docs/results/HOST-DATE-linux.md, listed in docs/LINUX.md."""
+    path = markdown.publish(
+        report_md(rows, smp, kernel, kind, why),
+        time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime()),
+        markdown.host_kind(rig=rig), os.path.join(ROOT, 'docs/results'),
+        os.path.join(ROOT, 'docs/LINUX.md'), 'make bench-linux', '-linux',
+        '<!-- linux-results:begin -->', '<!-- linux-results:end -->')
+    say('linux-bench: wrote %s' % rel(path))
+
+
 def parse_args(argv):
     p = arg_parser('linux-bench', __doc__)
     p.add_argument('--rows', default=','.join(ROWS), metavar='LIST',
@@ -634,6 +670,8 @@ def parse_args(argv):
     p.add_argument('--matrix-apics', default='xapic,x2apic',
                    metavar='LIST', help="the matrix's APIC modes "
                    '(default xapic,x2apic)')
+    p.add_argument('--no-doc', action='store_true',
+                   help='write no docs/results/ file')
     p.add_argument('--profile', action='store_true',
                    help='the exit profile, --cpuid-freq on and off')
     p.add_argument('--profile-cpus', type=int, default=2, metavar='N',
@@ -665,6 +703,12 @@ def parse_args(argv):
         p.error('--matrix-apics: xapic, x2apic, x2apic-pv')
     if any(not 1 <= n <= 8 for n in a.matrix_cpus + [a.profile_cpus]):
         p.error('--matrix-cpus, --profile-cpus: 1 to 8')
+    a.full = a.rows == ','.join(ROWS) and a.smp == 2 and not a.vmm_args
+    a.matrix_full = (a.matrix_cpus, a.matrix_irqchips, a.matrix_apics) == \
+        ([2, 4], ['user', 'split', 'kernel'], ['xapic', 'x2apic']) and \
+        not a.vmm_args
+    a.profile_full = (a.profile_cpus == 2 and not a.profile_vmm_args and
+                      not a.vmm_args and a.profile_vendors == ['host', 'other'])
     a.rows = [r for r in a.rows.split(',') if r]
     bad = [r for r in a.rows if r not in ROWS]
     if bad or not 1 <= a.smp <= 8:
@@ -686,8 +730,7 @@ def main(argv=None):
     os.makedirs(OUT, exist_ok=True)
     kind, why = host_kvm()
     say('linux-bench: host %s; /dev/kvm: %s (%s)' % (host_name(), kind, why))
-    with open(os.path.join(GUEST, 'kernel.txt')) as f:
-        kernel = f.read().strip()
+    kernel = guest_kernel()
     if a.matrix or a.profile:
         from . import linuxmatrix
         say('linux-bench: guest %s, %d MiB' % (kernel, MEM_MB))
@@ -724,6 +767,8 @@ def main(argv=None):
                    'guest': kernel, 'smp': a.smp,
                    'rows': [r.as_dict() for r in rows]}, f, indent=1)
     say('linux-bench: %s' % rel(RESULTS))
+    if a.full and not a.no_doc:
+        publish(rows, a.smp, kernel, kind, why, irqlab_how(a) == 'nested')
     # QEMU/KVM not booting is what a kvm_pvm host does: reported, not a
     # failure; any other row that could run and did not is one
     return 1 if any(r.state == 'failed' or (r.state == 'did-not-boot' and

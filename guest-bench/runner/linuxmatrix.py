@@ -41,7 +41,7 @@ import json
 import os
 import time
 
-from . import linux, records
+from . import ROOT, linux, markdown, records
 
 MATRIX_JSON = os.path.join(linux.ROOT, 'bench-results/linux-matrix.json')
 PROFILE_JSON = os.path.join(linux.ROOT, 'bench-results/linux-profile.json')
@@ -233,18 +233,20 @@ def matrix(a):
              c.exits if c.exits is not None else '-',
              c.status, c.state + (' (second boot)' if c.rig_fault else '')]
             for c in cells]
-    linux.say('')
-    linux.say(md_table(head, rows))
-    linux.say('')
+    md = [md_table(head, rows), '']
     for c in cells:
         if c.rig_fault:
-            linux.say('%s: booted twice, the first boot showed the nested '
+            md.append('- %s: booted twice, the first boot showed the nested '
                       'rig\'s fault: %s' % (c.name, c.rig_fault))
         if c.why:
-            linux.say('%s: %s: %s' % (c.name, c.state, '; '.join(c.why)))
-            for l in c.tail:
-                linux.say('  | ' + l)
+            md.append('- %s: %s: %s' % (c.name, c.state, '; '.join(c.why)))
+            md += ['  | ' + l for l in c.tail]
+    linux.say('')
+    linux.say('\n'.join(md))
     write(MATRIX_JSON, a, cells)
+    if a.matrix_full and not a.no_doc:
+        publish(cells, md, '-linuxmatrix', 'make bench-linux '
+                'LINUX_BENCH_ARGS=--matrix', 'matrix')
     return 1 if any(c.state not in ('ok', 'skipped') for c in cells) else 0
 
 
@@ -317,20 +319,42 @@ def profile(a):
              ['tsc MHz'] + [c.tsc_mhz or '-' for c in cells],
              ['/init s'] + [fmt(c.init_s) for c in cells],
              ['state'] + [c.state for c in cells]]
-    linux.say('')
-    linux.say(md_table(head, rows))
+    md = [md_table(head, rows)]
     for c in cells:
-        linux.say('')
-        linux.say('%s: the most exits: %s' % (
+        md.append('')
+        md.append('- %s: the most exits: %s' % (
             c.name, linux.top_exits((c.stats or {}).get('exits', {}), 12)))
         for l in c.klog:
             if any(w in l.lower() for w in ('tsc', 'calibrat', 'apic timer',
                                              'pit', 'lapic')):
-                linux.say('  dmesg: ' + l)
+                md.append('  - dmesg: `%s`' % l)
         if c.why:
-            linux.say('  %s: %s' % (c.state, '; '.join(c.why)))
+            md.append('  - %s: %s' % (c.state, '; '.join(c.why)))
+    linux.say('')
+    linux.say('\n'.join(md))
     write(PROFILE_JSON, a, cells)
+    if a.profile_full and not a.no_doc:
+        publish(cells, md, '-linuxprofile', 'make bench-linux '
+                'LINUX_BENCH_ARGS=--profile', 'profile')
     return 1 if any(c.state not in ('ok', 'skipped') for c in cells) else 0
+
+
+def publish(cells, md, tag, what, section):
+    """docs/results/HOST-DATE-TAG.md, listed in docs/LINUX.md's section."""
+    kind, why = linux.host_kvm()
+    rig = kind != 'real'
+    head = ('Host: %s; /dev/kvm: %s (%s)%s.  Guest: %s, %d MiB.  One boot '
+            'per column or row (docs/LINUX.md).\n\n' % (
+                linux.host_name(), kind, why,
+                '; every boot in the nested rig' if rig else '',
+                linux.guest_kernel(), linux.MEM_MB))
+    path = markdown.publish(
+        head + '\n'.join(md) + '\n',
+        time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime()),
+        markdown.host_kind(rig=rig), os.path.join(ROOT, 'docs/results'),
+        os.path.join(ROOT, 'docs/LINUX.md'), what, tag,
+        '<!-- linux-%s:begin -->' % section, '<!-- linux-%s:end -->' % section)
+    linux.say('linux-bench: wrote %s' % linux.rel(path))
 
 
 def write(path, a, cells):

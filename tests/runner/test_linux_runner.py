@@ -44,6 +44,26 @@ def test_a_finished_boot_fills_the_row():
     assert '752/28/122 779/22/128' in tab
 
 
+def test_the_report_and_where_a_full_run_goes(tmp_path, monkeypatch):
+    row = linux.Row('irqlab-user', 'irqlab-vmm --irqchip=user, in the '
+                    'nested rig')
+    linux.take_guest(row, result(CONSOLE), 2)
+    md = linux.report_md([row], 2, '6.1.0-57-amd64', 'none',
+                         'no usable /dev/kvm')
+    assert md.startswith('Host: ')
+    assert '/dev/kvm: none (no usable /dev/kvm)' in md
+    assert '| irqlab-user | 0.2210 (+-20%)' in md
+    assert '- irqlab-user: irqlab-vmm --irqchip=user, in the nested rig' in md
+    # only a run of every row at the defaults is published
+    assert linux.parse_args([]).full
+    assert not linux.parse_args(['--rows', 'native']).full
+    assert not linux.parse_args(['--vmm-args=--kvm-pv=on']).full
+    assert linux.parse_args([]).matrix_full
+    assert not linux.parse_args(['--matrix-apics', 'x2apic']).matrix_full
+    assert linux.parse_args([]).profile_full
+    assert not linux.parse_args(['--profile-cpus', '4']).profile_full
+
+
 def test_no_init_is_did_not_boot_with_the_last_line():
     row = linux.Row('qemu-kvm', 'test')
     linux.take_guest(row, result('Probing EDD (edd=off to disable)... ok\n',
