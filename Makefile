@@ -372,7 +372,7 @@ test:
 	$(MAKE) --no-print-directory unit || rc=1; \
 	$(MAKE) --no-print-directory integration || rc=1; \
 	$(MAKE) --no-print-directory fuzz FUZZ= \
-		FUZZ_SECONDS=$(FUZZ_TEST_SECONDS) || rc=1; \
+		FUZZ_SECONDS=$(FUZZ_TEST_SECONDS) FUZZ_DOC=--no-doc || rc=1; \
 	echo "unit (Criterion): $$(sed -n 's/^\[====\] Synthesis: //p' \
 		$(UNIT).log 2>/dev/null)"; \
 	echo "unit (pytest, tests/runner): $$(tail -n 1 $(B)/tests/runner.log \
@@ -395,7 +395,8 @@ unit: $(UNIT)
 # paths and ioctl poison as the host build).  tests/fuzz/run.py first
 # replays tests/fuzz/regress/<name>/, then fuzzes for FUZZ_SECONDS on a copy
 # of tests/fuzz/corpus/<name>/ in $(B)/fuzz/corpus/<name>/, prints a table
-# and fails on any crash, naming the reproducer.  make test: 10 s each.
+# and fails on any crash, naming the reproducer.  make test: 10 s each;
+# a full make fuzz (every harness, 60 s or more) writes docs/results/.
 FUZZ_CC		?= clang
 FUZZ_SECONDS	?= 60
 FUZZ_TEST_SECONDS ?= 10
@@ -434,7 +435,7 @@ fuzz-probe:
 
 fuzz: $(addprefix $(B)/fuzz/fuzz_,$(FUZZ_NAMES))
 	@$(PYTHON) tests/fuzz/run.py --build $(B)/fuzz \
-		--seconds $(FUZZ_SECONDS) $(FUZZ_NAMES)
+		--seconds $(FUZZ_SECONDS) $(FUZZ_DOC) $(FUZZ_NAMES)
 
 # tests/integration/test_*.py; one case: make integration PYTEST_ARGS='-k smp'
 integration: all $(NATIVE_FUTEX)

@@ -12,7 +12,9 @@ A crash, leak, timeout or out-of-memory fails the run; the message names
 the reproducer libFuzzer wrote under BUILD/crash/NAME/ and how to replay it.
 tests/fuzz/NAME.options, if present, adds libFuzzer flags (one a line).
 The table goes to stdout, a one-line summary to BUILD/summary (make test
-prints it).  docs/FUZZING.md.
+prints it).  A run of every harness for at least 60 s each (make fuzz)
+also writes the table as docs/results/HOST-DATE-fuzz.md, listed in
+docs/FUZZING.md "Results" (--no-doc: not).  docs/FUZZING.md.
 """
 import argparse
 import os
@@ -23,6 +25,8 @@ import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+DOC_SECONDS = 60        # a run this long, of every harness, is published
 
 STATUS_RE = re.compile(r'^#(\d+)\s+\S+\s+cov: (\d+) ft: (\d+)'
                        r'(?: corp: (\d+)/)?', re.M)
@@ -141,8 +145,11 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     ap.add_argument('--build', default='build/fuzz')
     ap.add_argument('--seconds', type=int, default=60)
+    ap.add_argument('--no-doc', action='store_true',
+                    help='write no docs/results/ file')
     ap.add_argument('names', nargs='+')
     a = ap.parse_args()
+    load0 = os.getloadavg()[0]
     os.makedirs(os.path.join(a.build, 'log'), exist_ok=True)
     rows, fails, nreg = [], [], 0
     for name in a.names:
@@ -182,7 +189,57 @@ def main():
     with open(os.path.join(a.build, 'summary'), 'w') as f:
         f.write(line + '\n')
     print(line)
+    if not a.no_doc and a.seconds >= DOC_SECONDS and \
+            sorted(a.names) == all_harnesses():
+        publish(rows, fails, line, a.seconds, load0)
     return 1 if fails else 0
+
+
+def all_harnesses():
+    return sorted(f[len('fuzz_'):-2] for f in os.listdir(HERE)
+                  if f.startswith('fuzz_') and f.endswith('.c'))
+
+
+def report_md(rows, fails, line, seconds, load0, load1, clang, rev, cpu):
+    """The run in markdown: the host, the table, the failures."""
+    out = ['Host: %s, %d CPUs; %s; git %s; load average %.1f before, %.1f '
+           'after.  `make fuzz FUZZ_SECONDS=%d`: one fuzzer at a time, each '
+           'on the corpus earlier runs left in build/fuzz/corpus/, so the '
+           'coverage builds on them (docs/FUZZING.md "Running").' % (
+               cpu, os.cpu_count() or 0, clang, rev, load0, load1, seconds),
+           '', '| harness | regress | seeds | corpus | executions | exec/s '
+           '| cov | ft | result |',
+           '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |']
+    for r in rows:
+        out.append('| %s | %d | %d | %d | %s | %s | %d | %s | %s |' % (
+            r['name'], r['regress'], r['seeds'], r['corpus'],
+            '{:,}'.format(r['execs']),
+            '{:,}'.format(int(r['execs'] / max(r['seconds'], 1e-3))),
+            r['cov'], '{:,}'.format(r['ft']),
+            'CRASH' if r['error'] else 'ok'))
+    out += ['', line + '.']
+    out += ['- FAIL %s' % f for f in fails]
+    return '\n'.join(out) + '\n'
+
+
+def publish(rows, fails, line, seconds, load0):
+    sys.path.insert(0, os.path.join(ROOT, 'guest-bench'))
+    from runner import markdown, report
+    h = report.host_info()
+    try:
+        clang = subprocess.run(['clang', '--version'], capture_output=True,
+                               text=True).stdout.splitlines()[0]
+    except (OSError, IndexError):
+        clang = 'clang'
+    kind = markdown.host_kind()
+    md = report_md(rows, fails, line, seconds, load0, os.getloadavg()[0],
+                   clang, h['git']['describe'], h['host']['cpu_model'])
+    path = markdown.publish(
+        md, time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime()), kind,
+        os.path.join(ROOT, 'docs/results'),
+        os.path.join(ROOT, 'docs/FUZZING.md'), 'make fuzz', '-fuzz',
+        '<!-- fuzz-results:begin -->', '<!-- fuzz-results:end -->')
+    print('wrote %s' % os.path.relpath(path, ROOT))
 
 
 if __name__ == '__main__':
