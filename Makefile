@@ -136,7 +136,7 @@ $(PIR_BENCH): $(call host,$(bench-pir-y))
 	$(CC) $(HOST_LDFLAGS) -o $@ $^
 
 bench-pir: $(PIR_BENCH)
-	$(PIR_BENCH)
+	$(PYTHON) guest-bench/pir-bench $(PIR_BENCH)
 
 # make anatomy: the timeline hook's cost on irqlab-vmm's hot path
 TL_BENCH	:= $(B)/tl-bench

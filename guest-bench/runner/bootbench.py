@@ -43,7 +43,9 @@ non-nested reference.
 
 Output: a summary on stdout, bench-results/boot.json (every run's
 numbers, medians, the host), and the guest's raw output in
-bench-results/boot-guest.out.  Exit status 0, or 1 if a run failed
+bench-results/boot-guest.out.  A run of the defaults (-r 10 -R HEAD)
+also writes the summary to docs/results/HOST-DATE-boot.md, listed in
+docs/BENCHMARKS.md "The other tools" (--no-doc: not).  Exit status 0, or 1 if a run failed
 (wrong status, tracepoint lost events), 2 bad usage, 77 a SKIP (a tool
 missing, no -cpu model QEMU/KVM starts with in the guest; also the
 rig's), 125 the rig or a build failed.
@@ -57,7 +59,7 @@ import subprocess
 import sys
 import time
 
-from . import ROOT, boot, report, stats
+from . import ROOT, boot, markdown, report, stats
 
 OUT = os.path.join(ROOT, 'bench-results')
 W = 'build/bench'
@@ -432,9 +434,13 @@ def by_reason(s):
                      for r, x in s.get('trace_by_reason', {}).items())
 
 
-def print_summary(res, path):
-    """The readable summary, on stdout."""
-    P = print
+def summary_text(res, path):
+    """The readable summary."""
+    lines = []
+
+    def P(s=''):
+        lines.append(s)
+
     sm, guest, h, k = res['summary'], res['nested']['guest'], res['host'], \
         res['commands']['vmm'].split()[-1].rsplit('/', 1)[0]
     v, q = sm['vmm'], sm['qemu']
@@ -512,6 +518,20 @@ def print_summary(res, path):
     P('')
     P('problems: %s' % ('; '.join(res['problems']) or 'none'))
     P('raw numbers: %s' % path)
+    return '\n'.join(lines) + '\n'
+
+
+def publish(text):
+    """docs/results/HOST-DATE-boot.md, listed in docs/BENCHMARKS.md."""
+    path = markdown.publish(
+        'The summary `guest-bench/boot-bench` printed (docs/BENCHMARKS.md '
+        '"The other tools"); every number in bench-results/boot.json.\n\n'
+        '```\n' + text + '```\n',
+        time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime()),
+        markdown.host_kind(rig=True), os.path.join(ROOT, 'docs/results'),
+        os.path.join(ROOT, 'docs/BENCHMARKS.md'), 'make bench-boot',
+        '-boot', '<!-- boot-results:begin -->', '<!-- boot-results:end -->')
+    say('wrote %s' % os.path.relpath(path, ROOT))
 
 
 # ---- the whole ----
@@ -528,6 +548,9 @@ def parse_args(argv):
     ap.add_argument('-R', default='HEAD', metavar='REV',
                     help='the revision to build and measure (default '
                     'HEAD; . for the working tree as it is)')
+    ap.add_argument('--no-doc', action='store_true',
+                    help='write no docs/results/ file (a run of the '
+                    'defaults writes one)')
     a = ap.parse_args(argv)
     if a.r < 1:
         ap.error('-r must be at least 1')
@@ -562,7 +585,10 @@ def bench(a):
     path = os.path.join(OUT, 'boot.json')
     with open(path, 'w') as f:
         json.dump(res, f, indent=1)
-    print_summary(res, os.path.relpath(path, ROOT))
+    text = summary_text(res, os.path.relpath(path, ROOT))
+    print(text, end='')
+    if a.r == 10 and a.R == 'HEAD' and not a.no_doc:
+        publish(text)
     return 1 if res['problems'] else 0
 
 

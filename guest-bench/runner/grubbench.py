@@ -22,8 +22,15 @@ scripts/qemu-kvm-cpu finds a -cpu model):
                            the same image with mb1 the default)
     grub-{seabios,ovmf}-mb1-kvm   only with --kvm-firmware, one run each
                            (on kvm_pvm: SeaBIOS 70-90 s, OVMF dies)
+    vmm-rig, qemu-kernel-rig
+                           where /dev/kvm is missing: the first and the
+                           KVM -kernel path in the nested rig (-cpu host
+                           there), said so; their time is the whole
+                           command's in the rig, with no to-kernel time
 
-Output: a table on stdout, bench-results/grub.json.  Exit status 0, 1 if
+Output: a table on stdout, bench-results/grub.json; a run of the
+defaults (-r 5) also writes the table to docs/results/HOST-DATE-grub.md,
+listed in docs/BOOT.md "Results" (--no-doc: not).  Exit status 0, 1 if
 a boot failed, 2 bad usage, 77 a SKIP (scripts/mkiso's tools, OVMF or
 QEMU missing).
 """
@@ -36,14 +43,28 @@ import subprocess
 import sys
 import time
 
-from . import ROOT, boot, stats
+from . import ROOT, boot, markdown, report, rigserver, stats
 
 OUT = os.path.join(ROOT, 'bench-results')
 ISO_DIR = os.path.join(ROOT, 'build/bench-grub')
 APPEND = 'check=ipi'
 OVMF = [('/usr/share/OVMF/OVMF_CODE_4M.fd', '/usr/share/OVMF/OVMF_VARS_4M.fd'),
         ('/usr/share/OVMF/OVMF_CODE.fd', '/usr/share/OVMF/OVMF_VARS.fd')]
-LIMIT = {'tcg': 300, 'kvm': 300}
+LIMIT = {'tcg': 300, 'kvm': 300, 'rig': 300}
+RIG = []        # the nested rig's server, once started (no /dev/kvm here)
+
+
+def rig():
+    if not RIG:
+        r = rigserver.RigServer(ROOT)
+        say('note: no usable /dev/kvm here: vmm-rig and qemu-kernel-rig run '
+            'in the nested rig (%s)' % r.log)
+        try:
+            r.start()
+        except rigserver.RigError as e:
+            raise SystemExit('SKIP: the nested rig cannot run here: %s' % e)
+        RIG.append(r)
+    return RIG[0]
 
 
 def say(msg):
@@ -103,6 +124,11 @@ def paths(a):
     if kvm:
         out.append(('vmm-kvm', 'kvm', lambda: boot.vmm_cmd(
             append=APPEND, args=('--mem', '128')), 0))
+    else:
+        out.append(('vmm-rig', 'rig', lambda: boot.vmm_cmd(
+            append=APPEND, args=('--mem', '128')), 0))
+        out.append(('qemu-kernel-rig', 'rig', lambda: boot.qemu_cmd(
+            append=APPEND, mem=128, accel='kvm', cpu='host'), boot.QEMU_OK))
     out.append(('qemu-kernel-tcg', 'tcg', lambda: boot.qemu_cmd(
         append=APPEND, mem=128), boot.QEMU_OK))
     if kcpu:
@@ -135,7 +161,10 @@ def check(r, want):
 
 
 def one(name, cmd, want, accel, log):
-    r = boot.run(cmd, LIMIT[accel], out_file=log)
+    if accel == 'rig':
+        r = boot.run_in_rig(rig(), cmd, LIMIT[accel], out_file=log)
+    else:
+        r = boot.run(cmd, LIMIT[accel], out_file=log)
     calib = r.find('calib', use='1')
     smp = r.find('smp')
     return {'ok': check(r, want) is None, 'why': check(r, want),
@@ -153,6 +182,7 @@ def bench(a):
            'date': time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime()),
            'iso_bytes': None, 'paths': {}}
     todo = paths(a)
+    table = [HEAD]
     make_iso = os.path.join(ISO_DIR, 'irqlab-mb2.iso')
     res['iso_bytes'] = os.path.getsize(make_iso)
     os.makedirs(OUT, exist_ok=True)
@@ -176,13 +206,39 @@ def bench(a):
                 'calib': sorted({x['calib'] for x in runs if x['calib']}),
                 'rsdp': sorted({x['rsdp'] for x in runs if x['rsdp']}),
             }
-            say(row(name, res['paths'][name], n))
+            table.append(row(name, res['paths'][name], n))
+            say(table[-1])
     res['host']['loadavg_after'] = os.getloadavg()[0]
     with open(os.path.join(OUT, 'grub.json'), 'w') as f:
         json.dump(res, f, indent=1)
     say('ISO (make iso): %d bytes; every run: %s' % (
         res['iso_bytes'], os.path.join(OUT, 'grub.json')))
+    if a.runs == 5 and not a.kvm_firmware and not a.no_doc:
+        publish(res, table, a.runs)
     return 1 if bad else 0
+
+
+def publish(res, table, runs):
+    """docs/results/HOST-DATE-grub.md, listed in docs/BOOT.md."""
+    h = res['host']
+    md = ('Host: %s, %d CPUs, Linux %s; load average %.1f before, %.1f '
+          'after.  Each path booted %d times, one after another, timed from '
+          'the process\'s start (docs/BOOT.md "Results")%s.\n\n' % (
+              report.host_info()['host']['cpu_model'], os.cpu_count() or 0,
+              h['kernel'], h['loadavg_before'], h['loadavg_after'], runs,
+              '; the -rig paths ran in the nested rig, their time is the '
+              'whole command\'s there' if RIG else '') +
+          '\n'.join(table) + '\n')
+    path = markdown.publish(
+        md, res['date'], markdown.host_kind(), os.path.join(ROOT,
+                                                          'docs/results'),
+        os.path.join(ROOT, 'docs/BOOT.md'), 'make bench-grub', '-grub',
+        '<!-- grub-results:begin -->', '<!-- grub-results:end -->')
+    say('wrote %s' % os.path.relpath(path, ROOT))
+
+
+HEAD = ('| path | to kernel, ms (median) | to @ready, ms (median, min-max) '
+        '| calib | rsdp | good runs |\n|---|---|---|---|---|---|')
 
 
 def ms(s, key):
@@ -205,6 +261,8 @@ def parse_args(argv):
                     help='boots per path (default 5)')
     ap.add_argument('--kvm-firmware', action='store_true',
                     help='also GRUB under QEMU/KVM, one run each')
+    ap.add_argument('--no-doc', action='store_true',
+                    help='write no docs/results/ file')
     a = ap.parse_args(argv)
     if a.runs < 1:
         ap.error('--runs must be at least 1')
@@ -213,9 +271,7 @@ def parse_args(argv):
 
 def main(argv=None):
     a = parse_args(sys.argv[1:] if argv is None else argv)
-    say('| path | to kernel, ms (median) | to @ready, ms (median, min-max) '
-        '| calib | rsdp | good runs |')
-    say('|---|---|---|---|---|---|')
+    say(HEAD)
     try:
         return bench(a)
     except SystemExit as e:
@@ -223,3 +279,6 @@ def main(argv=None):
             say(e.code)
             return 77
         raise
+    finally:
+        for r in RIG:
+            r.stop()
