@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /*
  * irqlab-vmm exit statuses.  They are even, so they never collide with
@@ -30,5 +31,10 @@ void warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Monotonic host time in nanoseconds. */
 uint64_t now_ns(void);
+
+/* An output file named by option @opt (--stats-json, --timeline): checked
+ * at startup (dies with EXIT_USAGE), created only for the report. */
+void out_check(const char *opt, const char *path);
+FILE *out_open(const char *opt, const char *path);
 
 #endif
