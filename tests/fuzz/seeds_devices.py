@@ -6,7 +6,8 @@
 
 Each seed is an operation list in its harness's byte code (documented at the
 top of tests/fuzz/fuzz_<name>.c): the register sequences the kernel's own
-drivers perform (kernel/dev/pit.c, pic.c, uart.c, fwcfg.c, pv.c), then a few
+drivers perform (kernel/dev/pit.c, pic.c, uart.c, fwcfg.c, pv.c; the HPET:
+Linux's clockevent and the register use of a check), then a few
 the kernel does not use (other modes, BCD, AEOI, loopback, the ends of guest
 RAM), so libFuzzer starts from accesses a real guest makes.
 """
@@ -155,8 +156,48 @@ PVPORT = {
                            [6, 7, 5, 0x0c, 2, 5, 0, 3]),
 }
 
+# ---- fuzz_hpet.c: 0 write (reg = offset / 8; sz 0: 8 bytes, 1: 4 bytes,
+# sz & 4: the upper half), 1 read, 2 timer op (n, kind, v), 3 advance,
+# 4 fire, 5 early
+def hpet_write(off, val, size=8):
+    return [0, off // 8, 0 if size == 8 else 1 | (4 if off & 4 else 0)] + \
+        list(val.to_bytes(8, 'little'))
+
+
+def hpet_read(off, size=8):
+    return [1, off // 8, 0 if size == 8 else 1 | (4 if off & 4 else 0)]
+
+
+ENABLE, LEG_RT = 1, 2
+HPET = {
+    # Linux's clockevent: legacy replacement, timer 0 periodic 32-bit
+    'linux-legacy-periodic': (hpet_write(0x10, ENABLE | LEG_RT) +
+                              hpet_write(0x100, 0x14e) +
+                              hpet_write(0x108, 100000, 4) +
+                              hpet_write(0x108, 100000, 4) +
+                              [4, 4, 4] + hpet_read(0xf0, 4) +
+                              hpet_read(0x104, 4)),
+    # the kernel's check: one-shot 64-bit edge on GSI 20, level on 21
+    'oneshot-then-level': (hpet_write(0x10, ENABLE) +
+                           hpet_write(0x100, 0x4 | 20 << 9) +
+                           hpet_write(0x108, 1000) + [4] +
+                           hpet_write(0x120, 0x6 | 21 << 9) +
+                           hpet_write(0x128, 5000) + [4] + hpet_read(0x20) +
+                           hpet_write(0x20, 2) + hpet_read(0x20)),
+    # halted, counter written, restarted; bad widths and offsets
+    'halt-write-bad': (hpet_write(0x10, ENABLE) + [3, 0, 1, 10] +
+                       hpet_write(0x10, 0) + hpet_write(0xf0, 0xfffffff0) +
+                       hpet_write(0x10, ENABLE) + [3, 200, 0, 0] +
+                       hpet_read(0xf0) + [1, 2, 2] + [1, 0x82, 0] +
+                       [0, 0x7f, 0] + [0] * 8),
+    # the timer ops: a 32-bit periodic on 22 and a shared level line
+    'timer-ops': ([2, 2, 2, 1] + [2, 2, 0, 0x56] + [2, 2, 1, 40] +
+                  [2, 1, 0, 0x23] + [2, 1, 1, 20] + [3, 0, 16, 8] + [4, 4] +
+                  [2, 0, 3, 1] + [5]),
+}
+
 HARNESSES = {'pit': PIT, 'pic': PIC, 'uart': UART, 'fw_cfg': FW_CFG,
-             'pvport': PVPORT}
+             'pvport': PVPORT, 'hpet': HPET}
 
 
 def main():
