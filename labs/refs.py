@@ -114,19 +114,23 @@ REFS = {
 
 
 def measure(lab, machine, out_dir, runs=RUNS, say=print):
-    """{what: {name: [value per run]}} for @lab's measurements."""
+    """{what: {name: [value per run]}} for @lab's measurements.  Those
+    with the same arguments read the same boots (calib=all gives every
+    source's @calib in one): run i of each is boot i of the arguments."""
     from runner import boot
-    got = {}
+    got, booted = {}, {}
     for what, args, get in REFS[lab]:
         vals = got.setdefault(what, {})
         for i in range(runs):
-            base = os.path.join(out_dir, '%s-%d' % (lab, len(
-                [1 for v in vals.values() for _ in v]) + i))
-            js = base + '.json'
-            if args is None:
+            key = (tuple(args) if args is not None else None, i)
+            if key in booted:
+                out, st = booted[key]
+            elif args is None:
                 r = boot.run([os.path.join(boot.BUILD, 'pir-bench')], 300)
-                st = {}
+                out, st = r.out, {}
             else:
+                base = os.path.join(out_dir, '%s-%d' % (lab, len(booted)))
+                js = base + '.json'
                 r = machine.run([boot.VMM, '--stats-json', js] + args +
                                 [boot.KERNEL], 300, base)
                 if r is None:
@@ -137,8 +141,10 @@ def measure(lab, machine, out_dir, runs=RUNS, say=print):
                         st = json.load(f)
                 except (OSError, ValueError):
                     st = {}
+                out = r.out
+            booted[key] = out, st
             try:
-                one = get(records.parse_text(r.out), st)
+                one = get(records.parse_text(out), st)
             except (KeyError, ValueError, TypeError) as e:
                 say('lab-refs: %s: %s, run %d: %s' % (lab, what, i + 1, e))
                 continue

@@ -75,3 +75,27 @@ def test_lab_refs_extract_and_report():
     assert md.startswith('Host: amd-nested-rig.')
     with pytest.raises(KeyError):
         refs.calib('cpuid15')(recs, {})
+
+
+def test_lab_refs_one_boot_for_the_same_arguments(tmp_path):
+    """calib's five sources come from one calib=all boot a run, not five."""
+    boots = []
+
+    class Machine:
+        why = ''
+
+        def run(self, argv, limit, base):
+            boots.append(argv)
+            out = ''.join(
+                '@calib source=%s tsc_khz=1 lapic_khz=1000000 window_us=9 '
+                'took_us=5 polls=0 exits=10 pio_exits=%d apic_exits=10 '
+                'lapic_err_ppm=100 use=%d\n' % (s, 30 if s == 'pit' else 0,
+                                                s == 'cpuid15')
+                for s in ('cpuid15', 'cpuid16', 'hv', 'pit', 'pmtimer'))
+            return SimpleNamespace(out=out)
+
+    got = refs.measure('calib', Machine(), str(tmp_path), runs=3,
+                       say=lambda s: None)
+    assert len(boots) == 3, boots
+    assert got['calib=all: the PIT']['port-I/O exits'] == [30, 30, 30]
+    assert len(got['calib=all: CPUID 0x15']['exits']) == 3
