@@ -152,8 +152,8 @@ if [ -z "$$rig" ] && ! { $(KVM_USABLE); }; then \
 		echo "make $(1): no usable /dev/kvm here, and RIG=0" \
 			"keeps $(2) out of the nested rig" >&2; exit 2; fi; \
 	scripts/build-deps.sh --rig; \
-	echo "note: no usable /dev/kvm here: $(2) runs in the" \
-		"nested rig (RIG=0 refuses)" >&2; \
+	echo "note: no usable /dev/kvm here: $(2) in the nested rig" \
+		"(RIG=0 refuses)" >&2; \
 	rig=--rig; fi; \
 echo "$(3) $$rig"; \
 $(3) $$rig
@@ -175,18 +175,7 @@ $(NATIVE_FUTEX): $(call host,$(native-futex-y))
 # themselves, as make run does, and it says so; RIG=1 puts them there on
 # any host, RIG=0 refuses to go there.
 bench: all $(NATIVE_FUTEX)
-	@rig=$(if $(filter 1,$(RIG)),--rig); \
-	if [ -z "$$rig" ] && ! { $(KVM_USABLE); }; then \
-		if [ "$(RIG)" = 0 ]; then \
-			echo "make bench: no usable /dev/kvm here, and RIG=0" \
-				"keeps the KVM configs out of the nested rig:" \
-				"nothing of irqlab-vmm would run" >&2; exit 2; fi; \
-		scripts/build-deps.sh --rig; \
-		echo "note: no usable /dev/kvm here: the irqlab-vmm and" \
-			"QEMU/KVM configs run in the nested rig (RIG=0 refuses)" >&2; \
-		rig=--rig; fi; \
-	echo "$(PYTHON) guest-bench/run $(if $(QUICK),--quick) $$rig"; \
-	$(PYTHON) guest-bench/run $(if $(QUICK),--quick) $$rig
+	$(call via_rig,bench,the KVM configs (irqlab-vmm and QEMU/KVM),$(PYTHON) guest-bench/run $(if $(QUICK),--quick))
 
 # docs/ANATOMY.md: ipi_wake and ipi_pingpong with --timeline under each
 # irqchip, APIC mode and latency knob, the phases side by side, written to
