@@ -19,6 +19,7 @@
 #include "check/ioapic_check.h"
 #include "check/ipi_check.h"
 #include "check/lapic_check.h"
+#include "check/kvmclock_check.h"
 #include "check/pic_check.h"
 #include "check/timer_check.h"
 #include "boot/mbinfo.h"
@@ -231,6 +232,8 @@ void kmain(uint32_t magic, uint32_t info)
 		pic_check();
 	if (check_wanted("lapic"))
 		lapic_check();
+	if (check_wanted("kvmclock"))
+		kvmclock_check();
 	checks_done();	/* onfail=go: a failed check ends the boot here */
 	bench_run();	/* bench=...: guest-bench/cases/, phase IRQLAB_PHASE_BENCH */
 

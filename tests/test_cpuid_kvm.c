@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hw/irqlab.h"
 #include "hw/kvm_pv.h"
 #include "kvm/cpuid.h"
 #include "kvm/cpuid_kvm.h"
@@ -49,4 +50,40 @@ Test(cpuid_kvm, features_by_irqchip)
 		     "no async page faults, no extended MSI destination");
 	cr_assert_eq(cpuid_kvm_pv_features(KVM_PV_STEAL_TIME, true),
 		     KVM_PV_STEAL_TIME, "only what KVM supports");
+}
+
+static void expect_sig(uint32_t fn, const char *sig, uint32_t max)
+{
+	struct kvm_cpuid_entry2 *e = cpuid_find(c, fn, 0);
+	char got[13] = { 0 };
+
+	cr_assert(e, "no leaf %#x", fn);
+	memcpy(got, &e->ebx, 4);
+	memcpy(got + 4, &e->ecx, 4);
+	memcpy(got + 8, &e->edx, 4);
+	cr_expect_eq(memcmp(got, sig, 12), 0, "%#x: '%s'", fn, got);
+	cr_expect_eq(e->eax, max, "%#x's highest leaf %#x", fn, e->eax);
+}
+
+Test(cpuid_kvm, base_puts_kvm_first_and_irqlab_after)
+{
+	uint32_t kvm = cpuid_kvm_features(c);
+	uint32_t feat = cpuid_kvm_pv_features(kvm, true);
+
+	cr_assert_eq(cpuid_set_freq(c, MAX, CPUID_FREQ_ON, 2600000, 1000000000),
+		     0);
+	cr_assert_eq(cpuid_set_pv(c, MAX, IRQLAB_FEATURE_PV_EOI, feat, false),
+		     0);
+	/* --kvm-pv=on: irqlab's at 0x40000000, KVM's at 0x40000100 */
+	expect_sig(CPUID_HV_BASE, "irqlabirqlab", CPUID_HV_TIMING);
+	expect_sig(KVM_PV_CPUID_BASE, KVM_PV_SIGNATURE, KVM_PV_CPUID_BASE + 1);
+	/* --kvm-pv=on,base: KVM's where a guest looks first */
+	cr_assert_eq(cpuid_kvm_first(c, MAX), 0);
+	expect_sig(CPUID_HV_BASE, KVM_PV_SIGNATURE, CPUID_HV_TIMING);
+	cr_expect_eq(cpuid_find(c, CPUID_HV_BASE + 1, 0)->eax, feat);
+	expect_sig(KVM_PV_CPUID_BASE, "irqlabirqlab", KVM_PV_CPUID_BASE + 1);
+	cr_expect_eq(cpuid_find(c, KVM_PV_CPUID_BASE + 1, 0)->eax,
+		     IRQLAB_FEATURE_PV_EOI);
+	/* the timing leaf stays, under KVM's base (QEMU's vmware-cpuid-freq) */
+	cr_expect_eq(cpuid_find(c, CPUID_HV_TIMING, 0)->eax, 2600000);
 }

@@ -101,13 +101,16 @@ static void usage(FILE *f)
 "                          only the system calls of its loop, and any\n"
 "                          other ends irqlab-vmm with status 20;\n"
 "                          docs/SECURITY.md)\n"
-"      --kvm-pv off|on|sig\n"
+"      --kvm-pv off|on|sig[,base]\n"
 "                          on: advertise KVM's paravirtual leaves at\n"
 "                          0x40000100 (kvmclock, steal time; with KVM's\n"
 "                          LAPIC also PV send-IPI, PV unhalt, TLB flush,\n"
 "                          sched yield); sig: KVM's signature with no\n"
 "                          feature (Linux then takes x2APIC, and nothing\n"
-"                          else); off (default): the emulated hardware\n"
+"                          else); off (default): the emulated hardware;\n"
+"                          ,base: KVM's leaves at 0x40000000 and irqlab's\n"
+"                          at 0x40000100, for a guest that reads only\n"
+"                          the first\n"
 "      --stats             print the exit table on stderr at exit\n"
 "      --stats-json FILE   write the exit counters as JSON to FILE\n"
 "      --timeline FILE     stamp every IPI, guest and host, phase by phase,\n"
@@ -427,12 +430,17 @@ void cli_parse(int argc, char **argv, struct vmm_config *cfg)
 			cfg->no_seccomp = true;
 			break;
 		case OPT_KVM_PV:
-			if (!strcmp(optarg, "sig"))
+			cfg->kvm_pv_base = !strcmp(optarg, "on,base") ||
+					   !strcmp(optarg, "sig,base");
+			if (!strcmp(optarg, "sig") || !strcmp(optarg, "sig,base"))
 				cfg->kvm_pv = KVMPV_SIG;
+			else if (!strcmp(optarg, "on,base"))
+				cfg->kvm_pv = KVMPV_ON;
 			else
 				cfg->kvm_pv = parse_on_off(optarg,
-					"--kvm-pv must be off, on or sig, not "
-					"'%s'") ? KVMPV_ON : KVMPV_OFF;
+					"--kvm-pv must be off, on, sig, on,base "
+					"or sig,base, not '%s'") ? KVMPV_ON :
+					KVMPV_OFF;
 			break;
 		case OPT_STATS:
 			cfg->stats = true;

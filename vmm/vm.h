@@ -76,6 +76,7 @@ struct vmm_config {
 	enum cpuid_vendor cpu_vendor;		/* --cpu-vendor */
 	bool pv_eoi;		/* --pv-eoi: irqlab's (user) or KVM's (kernel, split) */
 	enum kvm_pv_opt kvm_pv;	/* --kvm-pv: KVM's PV leaves at 0x40000100 */
+	bool kvm_pv_base;	/* --kvm-pv ...,base: at 0x40000000 instead */
 	bool stats;
 	const char *stats_json;
 	const char *timeline;	/* --timeline FILE: docs/ANATOMY.md */

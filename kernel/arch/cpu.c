@@ -8,6 +8,33 @@
 #include "x86.h"
 
 #define CPUID_HV_BASE	0x40000000	/* hypervisor leaves (a VMM convention) */
+#define CPUID_HV_LAST	0x4000ff00
+
+/*
+ * Linux's convention (hypervisor_cpuid_base()): a signature every 0x100
+ * leaves from 0x40000000, its highest leaf in EAX.  Linux looks at all
+ * 256; the ranges hypervisors fill are contiguous from 0x40000000
+ * (irqlab then KVM, KVM then irqlab with --kvm-pv=on,base, Hyper-V then
+ * KVM), so this stops at the first with no leaves (EAX below its base):
+ * each CPUID is an exit.
+ */
+uint32_t cpu_hv_base(const char *sig)
+{
+	uint32_t r[4], b;
+
+	cpuid(1, 0, r);
+	if (!(r[2] & CPUID_1_ECX_HYPERVISOR))
+		return 0;
+	for (b = CPUID_HV_BASE; b <= CPUID_HV_LAST; b += 0x100) {
+		cpuid(b, 0, r);
+		if (r[0] < b)
+			break;
+		if (!memcmp(&r[1], sig, 4) && !memcmp(&r[2], sig + 4, 4) &&
+		    !memcmp(&r[3], sig + 8, 4) && r[0] > b)
+			return b;
+	}
+	return 0;
+}
 
 /*
  * Make a 12-byte register signature a record value: it ends at the first

@@ -17,6 +17,9 @@ struct cpu_info {
 };
 
 void cpu_identify(struct cpu_info *ci);
+/* The base of the hypervisor leaves signed @sig (12 bytes) with at least
+ * a feature leaf after it, or 0 (not under a hypervisor, or not found). */
+uint32_t cpu_hv_base(const char *sig);
 /* Print a human line and the @cpuid record (docs/RECORDS.md). */
 void cpu_print(const struct cpu_info *ci);
 

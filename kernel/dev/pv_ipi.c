@@ -20,16 +20,16 @@
 #include "boot/cmdline.h"
 #include "hw/apic.h"
 #include "hw/irqlab.h"
+#include "hw/kvm_pv.h"
 #include "lib/kstring.h"
 #include "lib/printf.h"
 #include "pv.h"
 #include "pv_ipi.h"
+#include "arch/cpu.h"
 #include "arch/percpu.h"
 #include "arch/tl.h"
 #include "arch/x86.h"
 
-#define CPUID_HV_FIRST	0x40000000u
-#define CPUID_HV_LAST	0x4000ff00u
 #define KVM_FEATURE_PV_SEND_IPI	(1u << 11)
 #define KVM_HC_SEND_IPI	10
 #define KVM_IPI_BITS	128		/* two longs in 64-bit mode */
@@ -37,32 +37,6 @@
 static enum pv_ipi_kind kind;
 static int amd;				/* VMMCALL, else VMCALL */
 static struct irqlab_pv_ipi req[NR_CPUS];
-
-/* The base of the hypervisor leaves with signature @sig, or 0. */
-static uint32_t hv_base(const char *sig)
-{
-	uint32_t r[4], b;
-
-	cpuid(1, 0, r);
-	if (!(r[2] & CPUID_1_ECX_HYPERVISOR))
-		return 0;
-	/*
-	 * Linux's convention: a signature every 0x100 leaves.  Linux looks
-	 * at all 256; the ranges hypervisors fill are contiguous from
-	 * 0x40000000 (irqlab then KVM; Hyper-V then KVM), so this stops at
-	 * the first one with no leaves (EAX, its highest leaf, below it):
-	 * each CPUID is an exit, and one in KVM's emulator on kvm_pvm.
-	 */
-	for (b = CPUID_HV_FIRST; b <= CPUID_HV_LAST; b += 0x100) {
-		cpuid(b, 0, r);
-		if (r[0] < b)
-			break;
-		if (!memcmp(&r[1], sig, 4) && !memcmp(&r[2], sig + 4, 4) &&
-		    !memcmp(&r[3], sig + 8, 4) && r[0] > b)
-			return b;
-	}
-	return 0;
-}
 
 void pv_ipi_init(void)
 {
@@ -72,12 +46,12 @@ void pv_ipi_init(void)
 	cpuid(0, 0, r);
 	amd = !memcmp(&r[1], "Auth", 4) || !memcmp(&r[1], "Hygo", 4);
 	kind = PV_IPI_NONE;
-	if ((b = hv_base("irqlabirqlab")) && pv_present()) {
+	if ((b = cpu_hv_base("irqlabirqlab")) && pv_present()) {
 		cpuid(b + 1, 0, r);
 		if (r[0] & IRQLAB_FEATURE_PV_IPI)
 			kind = PV_IPI_IRQLAB;
 	}
-	if (kind == PV_IPI_NONE && (b = hv_base("KVMKVMKVM\0\0\0"))) {
+	if (kind == PV_IPI_NONE && (b = cpu_hv_base(KVM_PV_SIGNATURE))) {
 		cpuid(b + 1, 0, r);
 		if (r[0] & KVM_FEATURE_PV_SEND_IPI)
 			kind = PV_IPI_KVM;

@@ -8,7 +8,8 @@
  * writing the register, and the hypervisor retires the vector at its
  * next look.  Two providers:
  *
- *   irqlab  CPUID 0x40000000 = "irqlabirqlab", 0x40000001 EAX bit 0;
+ *   irqlab  "irqlabirqlab" at a base 0x40000000 + 0x100 k (0x40000000
+ *           unless --kvm-pv=on,base), base + 1 EAX bit 0;
  *           the word's address goes to IRQLAB_PORT_PV_EOI (docs/PROTOCOL.md)
  *   KVM     "KVMKVMKVM\0\0\0" at a base 0x40000000 + 0x100 k, feature
  *           KVM_FEATURE_PV_EOI (6) at base + 1; the address | 1 goes to
@@ -19,6 +20,7 @@
 #include <stdint.h>
 
 #include "boot/cmdline.h"
+#include "arch/cpu.h"
 #include "arch/extable.h"
 #include "hw/irqlab.h"
 #include "hw/kvm_pv.h"
@@ -30,45 +32,13 @@
 #include "arch/percpu.h"
 #include "arch/x86.h"
 
-#define CPUID_HV_SCAN_END	0x40010000u	/* bases 0x40000000..0x4000ff00 */
-
 static enum pveoi_kind kind;
 static int decided;
-
-static int sig_is(uint32_t base, const char *sig, uint32_t *max)
-{
-	uint32_t r[4];
-
-	cpuid(base, 0, r);
-	if (memcmp(&r[1], sig, 4) || memcmp(&r[2], sig + 4, 4) ||
-	    memcmp(&r[3], sig + 8, 4))
-		return 0;
-	*max = r[0];
-	return 1;
-}
-
-/*
- * KVM's leaves, found as Linux finds them (kvm_cpuid_base()): 0 if none.
- * Under irqlab-vmm they can only be at KVM_PV_CPUID_BASE
- * (docs/PROTOCOL.md), which spares a boot 255 CPUID exits.
- */
-static uint32_t kvm_base(void)
-{
-	uint32_t base, max;
-
-	if (pv_present())
-		return sig_is(KVM_PV_CPUID_BASE, KVM_PV_SIGNATURE, &max) &&
-		       max >= KVM_PV_CPUID_BASE + 1 ? KVM_PV_CPUID_BASE : 0;
-	for (base = IRQLAB_CPUID_BASE; base < CPUID_HV_SCAN_END; base += 0x100)
-		if (sig_is(base, KVM_PV_SIGNATURE, &max))
-			return max >= base + 1 ? base : 0;
-	return 0;
-}
 
 static enum pveoi_kind pveoi_decide(const char **why)
 {
 	const char *want = cmdline_get("pveoi");
-	uint32_t r[4], max, base;
+	uint32_t r[4], base;
 
 	if (want && !strcmp(want, "off")) {
 		*why = "cmdline";
@@ -80,13 +50,12 @@ static enum pveoi_kind pveoi_decide(const char **why)
 	cpuid(1, 0, r);
 	if (!(r[2] & CPUID_1_ECX_HYPERVISOR) || lapic_mode() == LAPIC_NONE)
 		return PVEOI_NONE;
-	if (pv_present() && sig_is(IRQLAB_CPUID_BASE, "irqlabirqlab", &max) &&
-	    max >= IRQLAB_CPUID_FEATURES) {
-		cpuid(IRQLAB_CPUID_FEATURES, 0, r);
+	if (pv_present() && (base = cpu_hv_base("irqlabirqlab"))) {
+		cpuid(base + 1, 0, r);
 		if (r[0] & IRQLAB_FEATURE_PV_EOI)
 			return PVEOI_IRQLAB;
 	}
-	base = kvm_base();
+	base = cpu_hv_base(KVM_PV_SIGNATURE);
 	if (base) {
 		cpuid(base + 1, 0, r);
 		if (r[0] & (1u << KVM_PV_FEATURE_PV_EOI))

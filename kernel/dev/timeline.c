@@ -13,6 +13,7 @@
  */
 #include <stdint.h>
 
+#include "arch/cpu.h"
 #include "arch/percpu.h"
 #include "arch/tl.h"
 #include "arch/x86.h"
@@ -36,14 +37,11 @@ static int decided;
 
 static int vmm_offers(void)
 {
-	uint32_t r[4];
+	uint32_t r[4], base;
 
-	if (!pv_present())
+	if (!pv_present() || !(base = cpu_hv_base("irqlabirqlab")))
 		return 0;
-	cpuid(IRQLAB_CPUID_BASE, 0, r);
-	if (r[0] < IRQLAB_CPUID_FEATURES)
-		return 0;
-	cpuid(IRQLAB_CPUID_FEATURES, 0, r);
+	cpuid(base + 1, 0, r);
 	return !!(r[0] & IRQLAB_FEATURE_TIMELINE);
 }
 

@@ -166,6 +166,32 @@ int cpuid_set_pv(struct kvm_cpuid2 *c, unsigned max, uint32_t irqlab_features,
 	return 0;
 }
 
+int cpuid_kvm_first(struct kvm_cpuid2 *c, unsigned max)
+{
+	struct kvm_cpuid_entry2 *e[4], t;
+	const uint32_t fn[4] = { CPUID_HV_BASE, CPUID_HV_BASE + 1,
+				 KVM_PV_CPUID_BASE, KVM_PV_CPUID_BASE + 1 };
+	unsigned i;
+
+	for (i = 0; i < 4; i++)
+		if (!(e[i] = leaf(c, max, fn[i])))
+			return -1;
+	for (i = 0; i < 2; i++) {	/* the contents trade places */
+		t = *e[i];
+		*e[i] = *e[i + 2];
+		*e[i + 2] = t;
+		e[i]->function = fn[i];
+		e[i + 2]->function = fn[i + 2];
+	}
+	/* each signature's highest leaf: KVM's still covers the timing leaf
+	 * at 0x40000010 (as QEMU's vmware-cpuid-freq does), irqlab's its
+	 * feature leaf */
+	e[0]->eax = cpuid_find(c, CPUID_HV_TIMING, 0) ? CPUID_HV_TIMING :
+		    CPUID_HV_BASE + 1;
+	e[2]->eax = KVM_PV_CPUID_BASE + 1;
+	return 0;
+}
+
 /* |p/q - n/d| for two candidates: is a/b nearer n/d than c/e? */
 static bool nearer(uint64_t a, uint64_t b, uint64_t c, uint64_t e,
 		   uint64_t n, uint64_t d)

@@ -13,8 +13,9 @@
  *   0x40000010  EAX = TSC kHz, EBX = APIC bus kHz (VMware's timing leaf,
  *               which QEMU and illumos also read)
  *   0x40000100  "KVMKVMKVM\0\0\0", EAX = 0x40000101, only when KVM's PV
- *               features are offered (kernel and split irqchip)
+ *               features are offered (--kvm-pv)
  *   0x40000101  EAX = KVM_FEATURE_* bits (KVM's cpuid.rst, hw/kvm_pv.h)
+ *   (--kvm-pv=on,base: KVM's pair at 0x40000000, irqlab's at 0x40000100)
  *
  * And the vendor (--cpu-vendor): leaf 0's EBX, EDX, ECX, and the same
  * string in 0x80000000's on AMD (zero on Intel), SDM vol. 2A and the APM
@@ -93,6 +94,15 @@ uint32_t cpuid_kvm_features(struct kvm_cpuid2 *c);
  */
 int cpuid_set_pv(struct kvm_cpuid2 *c, unsigned max, uint32_t irqlab_features,
 		 uint32_t kvm_features, bool kvm_sig);
+
+/*
+ * --kvm-pv=on,base: KVM's signature and features at 0x40000000 and
+ * 0x40000001, where a guest that reads only the first base finds them,
+ * and irqlab's at 0x40000100 and 0x40000101 (as QEMU stacks Hyper-V's
+ * and KVM's); the timing leaf stays at 0x40000010, under KVM's base.
+ * After cpuid_set_pv() with KVM's leaves.  0, or -1 when @c has no room.
+ */
+int cpuid_kvm_first(struct kvm_cpuid2 *c, unsigned max);
 
 /*
  * MAXPHYADDR as the guest's CPUID states it (SDM 4.1.4):

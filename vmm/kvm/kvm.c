@@ -487,6 +487,9 @@ static void kvm_cpuid_pv(struct vm *vm, struct kvm_cpuid2 *c, uint32_t kvm_has)
 	if (cpuid_set_pv(c, CPUID_MAX_ENTRIES, irqlab, kvm,
 			 vm->cfg->kvm_pv == KVMPV_SIG))
 		die(EXIT_HOST, "CPUID: no room for the PV leaves");
+	if (vm->cfg->kvm_pv_base && vm->cfg->kvm_pv != KVMPV_OFF &&
+	    cpuid_kvm_first(c, CPUID_MAX_ENTRIES))
+		die(EXIT_HOST, "CPUID: no room for the PV leaves");
 }
 
 /*
