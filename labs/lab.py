@@ -530,10 +530,9 @@ def lab_refs(names, no_doc=False):
     print(md)
     if not no_doc and not names:
         date = time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())
-        path = markdown.publish(
-            md, date, host, os.path.join(ROOT, 'docs/results'),
-            os.path.join(ROOT, 'docs/labs/README.md'), 'make lab-refs',
-            '-labrefs', '<!-- labrefs:begin -->', '<!-- labrefs:end -->')
+        path = markdown.publish_run(md, host, 'docs/labs/README.md',
+                                    'make lab-refs', '-labrefs', 'labrefs',
+                                    date)
         print('lab-refs: wrote %s' % os.path.relpath(path, ROOT),
               file=sys.stderr)
     empty = [n for n, got in results.items() if not any(got.values())]

@@ -523,14 +523,11 @@ def summary_text(res, path):
 
 def publish(text):
     """docs/results/HOST-DATE-boot.md, listed in docs/BENCHMARKS.md."""
-    path = markdown.publish(
+    path = markdown.publish_run(
         'The summary `guest-bench/boot-bench` printed (docs/BENCHMARKS.md '
         '"The other tools"); every number in bench-results/boot.json.\n\n'
-        '```\n' + text + '```\n',
-        time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime()),
-        markdown.host_kind(rig=True), os.path.join(ROOT, 'docs/results'),
-        os.path.join(ROOT, 'docs/BENCHMARKS.md'), 'make bench-boot',
-        '-boot', '<!-- boot-results:begin -->', '<!-- boot-results:end -->')
+        '```\n' + text + '```\n', markdown.host_kind(rig=True),
+        'docs/BENCHMARKS.md', 'make bench-boot', '-boot', 'boot-results')
     say('wrote %s' % os.path.relpath(path, ROOT))
 
 

@@ -59,7 +59,6 @@ import os
 import platform
 import sys
 import tempfile
-import time
 
 from . import ROOT, boot, markdown, report, rigserver, stats
 
@@ -372,12 +371,9 @@ def bench(a):
     md = report_md(a, res, runs, kind, model, rev, kvm_cpu)
     print(md, end='')
     if a.full and not a.no_doc:
-        path = markdown.publish(
-            md, time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime()), kind,
-            os.path.join(ROOT, 'docs/results'),
-            os.path.join(ROOT, 'docs/CALIB.md'), 'make bench-calib',
-            '-calib', '<!-- calib-results:begin -->',
-            '<!-- calib-results:end -->')
+        path = markdown.publish_run(md, kind, 'docs/CALIB.md',
+                                    'make bench-calib', '-calib',
+                                    'calib-results')
         say('wrote %s' % os.path.relpath(path, ROOT))
     elif not a.no_doc:
         say('not every config at the defaults: no docs/results/ file')

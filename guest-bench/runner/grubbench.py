@@ -229,11 +229,9 @@ def publish(res, table, runs):
               '; the -rig paths ran in the nested rig, their time is the '
               'whole command\'s there' if RIG else '') +
           '\n'.join(table) + '\n')
-    path = markdown.publish(
-        md, res['date'], markdown.host_kind(), os.path.join(ROOT,
-                                                          'docs/results'),
-        os.path.join(ROOT, 'docs/BOOT.md'), 'make bench-grub', '-grub',
-        '<!-- grub-results:begin -->', '<!-- grub-results:end -->')
+    path = markdown.publish_run(md, markdown.host_kind(), 'docs/BOOT.md',
+                                'make bench-grub', '-grub', 'grub-results',
+                                res['date'])
     say('wrote %s' % os.path.relpath(path, ROOT))
 
 

@@ -631,12 +631,9 @@ def report_md(rows, smp, kernel, kind, why):
 
 def publish(rows, smp, kernel, kind, why, rig):
     """docs/results/HOST-DATE-linux.md, listed in docs/LINUX.md."""
-    path = markdown.publish(
-        report_md(rows, smp, kernel, kind, why),
-        time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime()),
-        markdown.host_kind(rig=rig), os.path.join(ROOT, 'docs/results'),
-        os.path.join(ROOT, 'docs/LINUX.md'), 'make bench-linux', '-linux',
-        '<!-- linux-results:begin -->', '<!-- linux-results:end -->')
+    path = markdown.publish_run(
+        report_md(rows, smp, kernel, kind, why), markdown.host_kind(rig=rig),
+        'docs/LINUX.md', 'make bench-linux', '-linux', 'linux-results')
     say('linux-bench: wrote %s' % rel(path))
 
 

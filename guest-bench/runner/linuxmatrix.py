@@ -41,7 +41,7 @@ import json
 import os
 import time
 
-from . import ROOT, linux, markdown, records
+from . import linux, markdown, records
 
 MATRIX_JSON = os.path.join(linux.ROOT, 'bench-results/linux-matrix.json')
 PROFILE_JSON = os.path.join(linux.ROOT, 'bench-results/linux-profile.json')
@@ -348,12 +348,9 @@ def publish(cells, md, tag, what, section):
                 linux.host_name(), kind, why,
                 '; every boot in the nested rig' if rig else '',
                 linux.guest_kernel(), linux.MEM_MB))
-    path = markdown.publish(
-        head + '\n'.join(md) + '\n',
-        time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime()),
-        markdown.host_kind(rig=rig), os.path.join(ROOT, 'docs/results'),
-        os.path.join(ROOT, 'docs/LINUX.md'), what, tag,
-        '<!-- linux-%s:begin -->' % section, '<!-- linux-%s:end -->' % section)
+    path = markdown.publish_run(
+        head + '\n'.join(md) + '\n', markdown.host_kind(rig=rig),
+        'docs/LINUX.md', what, tag, 'linux-' + section)
     linux.say('linux-bench: wrote %s' % linux.rel(path))
 
 

@@ -4,8 +4,9 @@ summaries, the notes; and docs/BENCHMARKS.md's results part, between
 its markers."""
 import os
 import re
+import time
 
-from . import report
+from . import ROOT, report
 
 DOC_BEGIN = '<!-- bench-results:begin -->'
 DOC_END = '<!-- bench-results:end -->'
@@ -253,6 +254,18 @@ def publish(md, date, kind, results_dir, doc, what='make bench', tag='',
                'the runner wrote them:\n\n' % what + listing + '\n',
                begin, end)
     return path
+
+
+def publish_run(md, kind, doc, what, tag, marker, date=None):
+    """A tool's full run (make bench-calib, bench-pir, fuzz, ...): publish()
+    into the repository's docs/results/, listed in @doc (a path from the
+    repository's root) between '<!-- @marker:begin -->' and its end, dated
+    now unless @date is given."""
+    if date is None:
+        date = time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())
+    return publish(md, date, kind, os.path.join(ROOT, 'docs/results'),
+                   os.path.join(ROOT, doc), what, tag,
+                   '<!-- %s:begin -->' % marker, '<!-- %s:end -->' % marker)
 
 
 def update_doc(doc, md, begin=DOC_BEGIN, end=DOC_END):

@@ -15,7 +15,6 @@ import argparse
 import os
 import subprocess
 import sys
-import time
 
 from . import ROOT, markdown, records, report
 
@@ -67,11 +66,8 @@ def main(argv=None):
     h = report.host_info()
     md = report_md(p.stdout, h['host']['cpu_model'], h['git']['describe'],
                    load0, os.getloadavg()[0])
-    path = markdown.publish(
-        md, time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime()),
-        markdown.host_kind(), os.path.join(ROOT, 'docs/results'),
-        os.path.join(ROOT, 'docs/BENCHMARKS.md'), 'make bench-pir', '-pir',
-        '<!-- pir-results:begin -->', '<!-- pir-results:end -->')
+    path = markdown.publish_run(md, markdown.host_kind(), 'docs/BENCHMARKS.md',
+                                'make bench-pir', '-pir', 'pir-results')
     print('pir-bench: wrote %s' % os.path.relpath(path, ROOT),
           file=sys.stderr)
     return 0

@@ -234,11 +234,8 @@ def publish(rows, fails, line, seconds, load0):
     kind = markdown.host_kind()
     md = report_md(rows, fails, line, seconds, load0, os.getloadavg()[0],
                    clang, h['git']['describe'], h['host']['cpu_model'])
-    path = markdown.publish(
-        md, time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime()), kind,
-        os.path.join(ROOT, 'docs/results'),
-        os.path.join(ROOT, 'docs/FUZZING.md'), 'make fuzz', '-fuzz',
-        '<!-- fuzz-results:begin -->', '<!-- fuzz-results:end -->')
+    path = markdown.publish_run(md, kind, 'docs/FUZZING.md', 'make fuzz',
+                                '-fuzz', 'fuzz-results')
     print('wrote %s' % os.path.relpath(path, ROOT))
 
 

@@ -417,3 +417,20 @@ def test_a_histogram_without_its_case_is_a_problem(read):
     c = read('@config name=x kind=qemu-tcg\n' + HIST +
              '@config_end status=ok rc=0 wall_ms=1 cpu_ms=1\n', 'c.out')
     assert any('@bench_hist without its @bench' in e for e in c.errors)
+
+
+def test_publish_run_names_the_file_and_the_markers(tmp_path, monkeypatch):
+    """A tool's run: docs/results/KIND-DATE-TAG.md under the root, listed
+    between '<!-- MARKER:begin -->' and its end in the doc named."""
+    (tmp_path / 'docs').mkdir()
+    doc = tmp_path / 'docs' / 'X.md'
+    doc.write_text('a\n<!-- x-results:begin -->\n<!-- x-results:end -->\n')
+    monkeypatch.setattr(markdown, 'ROOT', str(tmp_path))
+    path = markdown.publish_run('| r |\n', 'amd-nested-rig', 'docs/X.md',
+                                'make x', '-x', 'x-results',
+                                '2026-12-07T04:00:00Z')
+    assert path == str(tmp_path / 'docs/results/'
+                       'amd-nested-rig-2026-12-07T0400Z-x.md')
+    assert '# make x on amd-nested-rig' in open(path).read()
+    assert '(results/amd-nested-rig-2026-12-07T0400Z-x.md)' in \
+        doc.read_text()
