@@ -83,7 +83,7 @@ def test_initrd_for_multiboot(boot):
 
 
 @pytest.mark.parametrize('args, pattern', [
-    (['--kvm-pv', 'maybe'], "--kvm-pv must be off, on or sig, not 'maybe'"),
+    (['--kvm-pv', 'maybe'], "--kvm-pv must be off, on, sig, on,base or sig,base, not 'maybe'"),
     (['--initrd='], '--initrd needs a file name'),
 ])
 def test_bad_linux_option(boot, args, pattern):
