@@ -14,6 +14,13 @@
  *   dest    an edge, then a level entry moved to each online CPU in
  *           turn (low dword unchanged, then the high dword): each
  *           assertion reaches that CPU and no other.
+ *   move    two level lines on CPU 0 (pins of ISA lines 13 and 14,
+ *           vectors 0x64 and 0x84); 0x64's handler raises line 14, moves
+ *           both entries to CPU 1 (the high dword alone) while 0x64 is in
+ *           service and 0x84 pending on CPU 0, deasserts line 13 and
+ *           EOIs: 0x84 then runs once, after that handler's IRET, and
+ *           both remote IRRs clear (their EOIs reach the IOAPIC from the
+ *           CPU that had them, whatever the entries say now).
  *   pit     informational, not a step: PIT channel 0 periodic and
  *           one-shot on ISA IRQ0's pin (the MADT override), and a
  *           channel-2 delay (kernel/dev/pit.c).
@@ -298,6 +305,91 @@ static void check_dest(uint32_t lo)
 	line(0);
 }
 
+/* ---- move: a handler moves its own level line (and one pending) ---- */
+
+#define MOVE_LINE_A	13
+#define MOVE_LINE_B	14
+#define MOVE_VEC_A	0x64
+#define MOVE_VEC_B	0x84
+
+static unsigned move_pin_a, move_pin_b, move_to;
+static volatile uint32_t move_a_done, move_b_runs, move_b_after, move_b_cpu;
+
+static void move_handler_a(struct trap_frame *tf)
+{
+	uint32_t hi = cpus[move_to].apic_id << IOAPIC_RTE_DEST_SHIFT;
+
+	(void)tf;
+	outb(TESTDEV_IRQ_PORT(MOVE_LINE_B), 1);	/* 0x84 to CPU 0 */
+	ioapic_write(IOAPIC_REG_REDTBL + 2 * move_pin_a + 1, hi);
+	ioapic_write(IOAPIC_REG_REDTBL + 2 * move_pin_b + 1, hi);
+	outb(TESTDEV_IRQ_PORT(MOVE_LINE_A), 0);
+	lapic_eoi();
+	__atomic_store_n(&move_a_done, 1, __ATOMIC_RELEASE);
+}
+
+static void move_handler_b(struct trap_frame *tf)
+{
+	(void)tf;
+	move_b_after = __atomic_load_n(&move_a_done, __ATOMIC_ACQUIRE);
+	move_b_cpu = this_cpu()->index;
+	outb(TESTDEV_IRQ_PORT(MOVE_LINE_B), 0);
+	lapic_eoi();
+	__atomic_fetch_add(&move_b_runs, 1, __ATOMIC_RELEASE);
+}
+
+static void check_move(uint32_t bsp)
+{
+	int a = ioapic_isa_pin(MOVE_LINE_A, NULL);
+	int b = ioapic_isa_pin(MOVE_LINE_B, NULL);
+	const uint32_t lvl = IOAPIC_RTE_LEVEL;
+	uint64_t khz = calib_tsc_khz(), t0;
+	unsigned t;
+
+	for (t = 1; t < NR_CPUS; t++)
+		if (__atomic_load_n(&cpus[t].online, __ATOMIC_ACQUIRE) &&
+		    cpus[t].apic_id <= 0xfe)
+			break;
+	if (a < 0 || b < 0 || t == NR_CPUS) {
+		skip++;
+		kprintf("ioapic_check: move: SKIPPED: %s\n", t == NR_CPUS ?
+			"one CPU online" : "no pins for lines 13 and 14");
+		return;
+	}
+	move_pin_a = (unsigned)a;
+	move_pin_b = (unsigned)b;
+	move_to = t;
+	idt_set_handler(MOVE_VEC_A, move_handler_a);
+	idt_set_handler(MOVE_VEC_B, move_handler_b);
+	outb(TESTDEV_IRQ_PORT(MOVE_LINE_A), 0);
+	outb(TESTDEV_IRQ_PORT(MOVE_LINE_B), 0);
+	ioapic_rte_write(move_pin_a, (uint64_t)bsp << (32 + IOAPIC_RTE_DEST_SHIFT)
+			 | lvl | MOVE_VEC_A);
+	ioapic_rte_write(move_pin_b, (uint64_t)bsp << (32 + IOAPIC_RTE_DEST_SHIFT)
+			 | lvl | MOVE_VEC_B);
+	outb(TESTDEV_IRQ_PORT(MOVE_LINE_A), 1);
+	t0 = rdtsc();
+	while (!__atomic_load_n(&move_b_runs, __ATOMIC_ACQUIRE) &&
+	       (!khz || rdtsc() - t0 < khz * 1000))	/* up to 1 s */
+		cpu_relax();
+	quiet();
+	step("move: the pending level vector runs once, after the IRET",
+	     move_a_done && move_b_runs == 1 && move_b_after);
+	step("move: both remote IRRs clear",
+	     !(ioapic_rte_read(move_pin_a) & IOAPIC_RTE_REMOTE_IRR) &&
+	     !(ioapic_rte_read(move_pin_b) & IOAPIC_RTE_REMOTE_IRR));
+	if (!move_a_done || move_b_runs != 1 || !move_b_after)
+		kprintf("ioapic_check: move: 0x64 done %u, 0x84 ran %u times "
+			"(on cpu %u, %s 0x64's handler), entries 0x%lx 0x%lx\n",
+			move_a_done, move_b_runs, move_b_cpu,
+			move_b_after ? "after" : "before",
+			ioapic_rte_read(move_pin_a), ioapic_rte_read(move_pin_b));
+	ioapic_mask(move_pin_a);
+	ioapic_mask(move_pin_b);
+	outb(TESTDEV_IRQ_PORT(MOVE_LINE_A), 0);
+	outb(TESTDEV_IRQ_PORT(MOVE_LINE_B), 0);
+}
+
 /*
  * The PIT (kernel/dev/pit.c) on ISA IRQ0's pin: channel 0 periodic at 1 kHz
  * for about 20 ms, a control word that stops it, then 2 ms in which
@@ -453,6 +545,7 @@ void ioapic_check(void)
 	check_masked(bsp);
 	check_dest(VEC);
 	check_dest(VEC | IOAPIC_RTE_LEVEL);
+	check_move(bsp);
 	pit = check_pit(bsp);
 	cli();
 	/* VEC's handler stays: a late duplicate must not panic */

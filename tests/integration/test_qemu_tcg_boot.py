@@ -97,7 +97,7 @@ def test_check_without_testdev(boot, what):
     line(r, '@ready tsc=[0-9]+')
 
 
-QEMU_IOAPIC = ('@ioapic_check ok=18 fail=2 skip=0 cpus=2 pin=3 .* '
+QEMU_IOAPIC = ('@ioapic_check ok=20 fail=2 skip=0 cpus=2 pin=3 .* '
                'lapic_isr=held pit=bad pit_periodic=[1-9][0-9]* '
                'pit_after_stop=[01] pit_stop_moved=([1-9][0-9]*) '
                'pit_oneshot=1 pit_ch2=ok')

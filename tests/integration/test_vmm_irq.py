@@ -135,7 +135,7 @@ def ioapic_record(r):
 def test_ioapic_check_user(boot):
     r = ioapic_boot(boot, 'user')
     ioapic_record(r)
-    has(r, '^@ioapic_check ok=20 fail=0 skip=0 cpus=2 pin=3 .* '
+    has(r, '^@ioapic_check ok=22 fail=0 skip=0 cpus=2 pin=3 .* '
         'lapic_isr=held pit=ok pit_periodic=[1-9][0-9]* pit_after_stop=0 '
         'pit_stop_moved=0 pit_oneshot=1 pit_ch2=ok$')
 
@@ -144,7 +144,7 @@ def test_ioapic_check_user(boot):
 def test_ioapic_check(boot, mode):
     r = ioapic_boot(boot, mode)
     rec = ioapic_record(r)
-    if re.match('^@ioapic_check ok=20 fail=0 skip=0 cpus=2 pin=3 .* '
+    if re.match('^@ioapic_check ok=22 fail=0 skip=0 cpus=2 pin=3 .* '
                 'lapic_isr=held ', rec):
         return
     m = re.match('^@ioapic_check ok=(.*) fail=0 skip=([1-9].*) cpus=2 '
