@@ -213,3 +213,34 @@ Test(split, traced_accesses_do_the_same)
 	isa_set_line(&vm, 9, 1);
 	cr_assert_eq(f.nmsi, 1);
 }
+
+/*
+ * Issue 35's scenario: a level entry moved while its message is in
+ * flight keeps the route it delivered by until its EOI, so the CPU that
+ * has the vector keeps its EOI-exit bit (KVM before 6.2 drops it: split.c,
+ * split_sync()); its EOI then moves the route, before any new message.
+ */
+Test(split, a_level_entry_moved_in_flight_keeps_its_route_until_the_eoi)
+{
+	rte(13, 0x64 | IOAPIC_RTE_LEVEL, 0);
+	rte(14, 0x84 | IOAPIC_RTE_LEVEL, 0);
+	isa_set_line(&vm, 13, 1);
+	isa_set_line(&vm, 14, 1);
+	cr_assert_eq(f.nmsi, 2);
+	/* the handler moves both, by their high dwords only */
+	reg_write(IOAPIC_REG_REDTBL + 2 * 13 + 1, 1u << IOAPIC_RTE_DEST_SHIFT);
+	reg_write(IOAPIC_REG_REDTBL + 2 * 14 + 1, 1u << IOAPIC_RTE_DEST_SHIFT);
+	cr_assert_eq(f.routes[13].addr, 0xfee00000u, "still CPU 0's");
+	cr_assert_eq(f.routes[14].addr, 0xfee00000u, "still CPU 0's");
+	/* 0x64's EOI, its line low: its route moves, 14's stays */
+	isa_set_line(&vm, 13, 0);
+	isa_eoi(&vm, 0x64);
+	cr_assert_eq(f.routes[13].addr, 0xfee00000u | 1 << 12, "CPU 1's");
+	cr_assert_eq(f.routes[14].addr, 0xfee00000u, "0x84 still in flight");
+	/* 0x84's EOI with its line still high: the route moves first, then
+	 * the message goes to CPU 1 */
+	isa_eoi(&vm, 0x84);
+	cr_assert_eq(f.nmsi, 3);
+	cr_assert_eq(f.msi[2].addr, 0xfee00000u | 1 << 12);
+	cr_assert_eq(f.routes[14].addr, 0xfee00000u | 1 << 12);
+}

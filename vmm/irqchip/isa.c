@@ -291,6 +291,8 @@ void isa_eoi(struct vm *vm, uint8_t vector)
 {
 	pthread_mutex_lock(&vm->isa_lock);
 	ioapic_eoi(&vm->ioapic, vector);
+	if (vm->cfg->irqchip == IRQCHIP_SPLIT)
+		split_sync(vm);		/* a route held for the EOI moves */
 	pthread_mutex_unlock(&vm->isa_lock);
 }
 

@@ -58,6 +58,10 @@ static int split_deliver(void *ctx, const struct lapic_ipi *msg)
 	}
 	m = split_msi_of(msg->vector, msg->delivery, msg->logical, msg->level,
 			 msg->dest);
+	/* a level entry's route as it delivers (its remote IRR is set only
+	 * after this): one its EOI moved or a write while it was held */
+	if (msg->level)
+		split_sync(vm);
 	vm->split.msis++;
 	r = vm->split.ops->signal_msi(vm, &m);
 	if (r < 0)
@@ -115,11 +119,25 @@ static struct split_msi split_route_of(uint64_t rte)
 }
 
 /*
- * After an IOAPIC write: commit the routes only when the effective route
- * of a pin changed.  Each commit makes KVM rescan every vCPU's EOI-exit
- * bitmap (KVM_REQ_SCAN_IOAPIC), the split-mode form of the rendezvous.
- * --ioapic=naive commits on any change of any entry, as a VMM that
- * rebuilds the routes on every redirection write.
+ * After an IOAPIC write, an EOI, and before a level message: commit the
+ * routes only when the effective route of a pin changed.  Each commit
+ * makes KVM rescan every vCPU's EOI-exit bitmap (KVM_REQ_SCAN_IOAPIC),
+ * the split-mode form of the rendezvous.  --ioapic=naive commits on any
+ * change of any entry, as a VMM that rebuilds the routes on every
+ * redirection write.
+ *
+ * A pin whose remote IRR is set keeps the route it delivered by until
+ * its EOI (82093AA 3.2.4: remote IRR is the message in flight, and only
+ * the LAPIC that took it will EOI it), as irqlab's own IOAPIC keeps its
+ * TMR route (apic/ioapic.c pin_sync()).  KVM needs this before Linux 6.2:
+ * its rescan sets a vCPU's EOI-exit bit only for routes that name the
+ * vCPU (arch/x86/kvm/irq_comm.c kvm_scan_ioapic_routes()), so a route
+ * moved away from the CPU that has the vector in service or pending lost
+ * that EOI, and remote IRR stayed set for good.  Commit fceb3a36c29a
+ * ("KVM: x86: ioapic: Fix level-triggered EOI and userspace I/OAPIC
+ * reconfigure race", v6.2) adds kvm_apic_pending_eoi() there, as
+ * kvm_ioapic_scan_entry() had for KVM's own IOAPIC; Debian's 6.1.192 does
+ * not have it (docs/VMM.md, "Split mode and a moved level entry").
  */
 void split_sync(struct vm *vm)
 {
@@ -129,12 +147,15 @@ void split_sync(struct vm *vm)
 	unsigned i;
 
 	for (i = 0; i < IOAPIC_NR_PINS; i++) {
+		uint64_t now = ioapic_rte(&vm->ioapic, i);
 		/* as written: remote IRR and delivery status are not */
-		uint64_t rte = ioapic_rte(&vm->ioapic, i) &
-			       ~(uint64_t)(IOAPIC_RTE_REMOTE_IRR |
-					   IOAPIC_RTE_DELIVS);
+		uint64_t rte = now & ~(uint64_t)(IOAPIC_RTE_REMOTE_IRR |
+						  IOAPIC_RTE_DELIVS);
 
-		r[i] = split_route_of(rte);
+		if (now & IOAPIC_RTE_REMOTE_IRR)
+			r[i] = s->route[i];	/* held until its EOI */
+		else
+			r[i] = split_route_of(rte);
 		if (vm->cfg->ioapic_policy == IOAPIC_NAIVE)
 			changed |= rte != s->rte[i];
 		else
