@@ -117,6 +117,10 @@ static void load_kernel(struct vm *vm, struct boot_entry *entry)
 	p.protocol = cfg->protocol;
 	/* ACPI tables in the BIOS area (docs/ACPI.md), the RSDP for MB2 tags */
 	acpi_default_config(&acfg, cfg->cpus);
+	if (cfg->hpet) {
+		acfg.hpet_addr = HPET_BASE;
+		acfg.hpet_block_id = (uint32_t)hpet_cap_id();
+	}
 	area = mem_ptr(&vm->mem, ACPI_AREA_GPA, ACPI_AREA_LEN);
 	if (!area || acpi_build(area, ACPI_AREA_GPA, ACPI_AREA_LEN, &acfg, &acpi))
 		die(EXIT_HOST, "cannot build the ACPI tables");

@@ -35,6 +35,7 @@
 #include "irqchip/user.h"
 #include "kvm/cpuid.h"
 #include "pc/pic.h"
+#include "pc/hpet.h"
 #include "pc/pit.h"
 
 #define VMM_MAX_CPUS	64
@@ -82,6 +83,7 @@ struct vmm_config {
 	const char *timeline;	/* --timeline FILE: docs/ANATOMY.md */
 	unsigned timeout_s;	/* --timeout: 0 for none */
 	bool no_seccomp;	/* --no-seccomp: no filter on the vCPUs */
+	bool hpet;		/* --hpet=on: irqlab's HPET and its table */
 };
 
 #define TRACE_LAPIC	(1u << 0)
@@ -169,7 +171,12 @@ struct vm {
 	struct ioapic ioapic;
 	struct pic pic;			/* the 8259A pair, under isa_lock */
 	uint32_t pic_intr;		/* its INTR output: atomic (irqchip/extint.c) */
-	struct isa_dev isa_devs[8];
+	struct isa_dev isa_devs[12];
+	struct hpet hpet;		/* --hpet=on, under isa_lock */
+	uint64_t pit_deadline;		/* the timerfd serves both: their */
+	uint64_t hpet_deadline;		/* deadlines, 0: none (isa_lock) */
+	bool hpet_legacy;		/* LEG_RT_CNF: the PIT's IRQ0 cut */
+	int pit_irq0;			/* the PIT's IRQ0 level meanwhile */
 	struct split_state split;	/* --irqchip=split */
 	unsigned nr_isa_devs;
 

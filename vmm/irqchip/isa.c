@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * --irqchip=user and split: the board's interrupt lines.  The 8254 PIT (ports
- * 0x40-0x43 and 0x61), the IOAPIC (0xfec00000) and the 8259A pair (0x20,
- * 0xa0, ELCR 0x4d0) are pure models; this file gives them a lock, host
- * timers and the APIC bus.
+ * 0x40-0x43 and 0x61), the IOAPIC (0xfec00000), the 8259A pair (0x20,
+ * 0xa0, ELCR 0x4d0) and, with --hpet=on, the HPET (0xfed00000) are pure
+ * models; this file gives them a lock, a host timer and the APIC bus.
  *
  * Locks: vm->isa_lock serialises the PIT and the IOAPIC, and is taken
  * before vm->apic_lock, never after.  A LAPIC EOI of a level vector is
@@ -69,16 +69,77 @@ static const struct pic_ops isa_pic_ops = {
 	.intr = isa_pic_intr,
 };
 
-/* Under isa_lock.  A deadline of 0 disarms (timerfd_settime(2)). */
+/*
+ * One timerfd serves the PIT and the HPET: armed for the earlier of
+ * their deadlines.  Under isa_lock.  0 disarms (timerfd_settime(2)).
+ */
+static void isa_timer_rearm(struct vm *vm)
+{
+	uint64_t d = vm->pit_deadline;
+	struct itimerspec its = { 0 };
+
+	if (vm->hpet_deadline && (!d || vm->hpet_deadline < d))
+		d = vm->hpet_deadline;
+	its.it_value.tv_sec = d / 1000000000ull;
+	its.it_value.tv_nsec = d % 1000000000ull;
+	timerfd_settime(vm->pit_tfd, TFD_TIMER_ABSTIME, &its, NULL);
+}
+
 static void pit_timer_arm(void *ctx, uint64_t deadline_ns)
 {
 	struct vm *vm = ctx;
-	struct itimerspec its = { 0 };
 
-	its.it_value.tv_sec = deadline_ns / 1000000000ull;
-	its.it_value.tv_nsec = deadline_ns % 1000000000ull;
-	timerfd_settime(vm->pit_tfd, TFD_TIMER_ABSTIME, &its, NULL);
+	vm->pit_deadline = deadline_ns;
+	isa_timer_rearm(vm);
 }
+
+/* The PIT's IRQ0, cut off while the HPET's legacy replacement is on (HPET
+ * 1.0a 2.3.5: "the 8254 timer will not cause any interrupts") */
+static void isa_pit_set_irq(void *ctx, unsigned line, int level)
+{
+	struct vm *vm = ctx;
+
+	if (line == 0) {
+		vm->pit_irq0 = level;
+		if (vm->hpet_legacy)
+			return;
+	}
+	isa_set_irq(ctx, line, level);
+}
+
+/* ---- the HPET (--hpet=on) ---------------------------------------------- */
+
+static void hpet_set_gsi(void *ctx, unsigned gsi, int level)
+{
+	struct vm *vm = ctx;
+
+	ioapic_set_irq(&vm->ioapic, gsi, level);
+}
+
+static void hpet_legacy(void *ctx, bool on)
+{
+	struct vm *vm = ctx;
+
+	vm->hpet_legacy = on;
+	/* IRQ0 goes back to the PIT at the level it has now */
+	isa_set_irq(vm, 0, on ? 0 : vm->pit_irq0);
+}
+
+static void hpet_timer_arm(void *ctx, uint64_t deadline_ns)
+{
+	struct vm *vm = ctx;
+
+	vm->hpet_deadline = deadline_ns;
+	isa_timer_rearm(vm);
+}
+
+static const struct hpet_ops isa_hpet_ops = {
+	.now_ns = isa_now,
+	.set_gsi = hpet_set_gsi,
+	.set_isa = isa_set_irq,
+	.legacy = hpet_legacy,
+	.timer_arm = hpet_timer_arm,
+};
 
 /* Whether the timer thread is to end (isa_timer_stop(); under isa_lock) */
 static bool isa_timer_ending(struct vm *vm)
@@ -87,14 +148,15 @@ static bool isa_timer_ending(struct vm *vm)
 }
 
 /*
- * The PIT's host timer thread: one thread of irqlab's own, started by
- * main.c, which jails it first (kvm/jail.c).  It sleeps in read() on the
- * timerfd and runs each expiry under isa_lock, until it is told to end.
+ * The ISA side's host timer thread: one thread of irqlab's own, started
+ * by main.c, which jails it first (kvm/jail.c).  It sleeps in read() on
+ * the timerfd and runs each expiry under isa_lock (the PIT's, the
+ * HPET's, whichever is due), until it is told to end.
  */
 void isa_timer_loop(struct vm *vm)
 {
+	uint64_t n, now;
 	bool end;
-	uint64_t n;
 
 	for (;;) {
 		if (read(vm->pit_tfd, &n, sizeof(n)) != sizeof(n) &&
@@ -102,10 +164,20 @@ void isa_timer_loop(struct vm *vm)
 			die(EXIT_HOST, "PIT timer: read: %s", strerror(errno));
 		pthread_mutex_lock(&vm->isa_lock);
 		end = isa_timer_ending(vm);
-		if (!end && tl_on(&vm->tl_pit))	/* --timeline: its own track */
-			tl_add(&vm->tl_pit, TL_TIMER, tl_tsc(), 0, 0, 0, 0);
-		if (!end)
+		now = now_ns();
+		if (!end && vm->pit_deadline && vm->pit_deadline <= now) {
+			if (tl_on(&vm->tl_pit))	/* --timeline: its track */
+				tl_add(&vm->tl_pit, TL_TIMER, tl_tsc(), 0, 0,
+				       0, 0);
+			vm->pit_deadline = 0;
 			pit_timer_expired(&vm->pit);
+		}
+		if (!end && vm->hpet_deadline && vm->hpet_deadline <= now) {
+			vm->hpet_deadline = 0;
+			hpet_timer_expired(&vm->hpet);
+		}
+		if (!end)
+			isa_timer_rearm(vm);
 		pthread_mutex_unlock(&vm->isa_lock);
 		if (end)
 			return;
@@ -130,7 +202,7 @@ void isa_timer_stop(struct vm *vm)
 
 static const struct pit_ops isa_pit_ops = {
 	.now_ns = isa_now,
-	.set_irq = isa_set_irq,
+	.set_irq = isa_pit_set_irq,
 	.timer_arm = pit_timer_arm,
 };
 
@@ -370,6 +442,11 @@ void isa_init(struct vm *vm)
 	testdev_init(&vm->testdev, isa_set_irq, vm);
 	isa_add(vm, &vm->pio, "testdev", TESTDEV_IRQ_BASE, TESTDEV_NR_LINES,
 		&vm->testdev, testdev_bus_read, testdev_bus_write);
+	if (vm->cfg->hpet) {
+		hpet_init(&vm->hpet, &isa_hpet_ops, vm);
+		isa_add(vm, &vm->mmio, "hpet", HPET_BASE, HPET_LEN, &vm->hpet,
+			hpet_bus_read, hpet_bus_write);
+	}
 }
 
 void isa_ioapic_stats(struct vm *vm, struct ioapic_stats *st)

@@ -243,7 +243,7 @@ void hpet_timer_expired(struct hpet *h)
 
 /* ---- registers ---------------------------------------------------------- */
 
-static uint64_t cap_id(void)
+uint64_t hpet_cap_id(void)
 {
 	return HPET_PERIOD_FS << HPET_CAP_PERIOD_SHIFT |
 	       0x8086ull << HPET_CAP_VENDOR_SHIFT | HPET_CAP_LEG_RT |
@@ -284,7 +284,7 @@ static uint64_t reg_read(struct hpet *h, uint64_t reg)
 
 	switch (reg) {
 	case HPET_GCAP_ID:
-		return cap_id();
+		return hpet_cap_id();
 	case HPET_GEN_CONF:
 		return h->conf;
 	case HPET_GINTR_STA:
