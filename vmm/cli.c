@@ -90,8 +90,9 @@ static void usage(FILE *f)
 "                          (default); naive: every change stops every\n"
 "                          vCPU (bhyve's rendezvous), for comparison\n"
 "      --hpet on|off       an HPET (IA-PC HPET 1.0a: 100 MHz, 3 timers) at\n"
-"                          0xfed00000 and an ACPI HPET table (default off):\n"
-"                          user and split irqchip\n"
+"                          0xfed00000 and an ACPI HPET table (default off),\n"
+"                          in every irqchip mode (kernel: through\n"
+"                          KVM_IRQ_LINE, as KVM has none)\n"
 "      --trace LIST        decoded events on stderr; LIST: a comma-separated\n"
 "                          list of lapic (user irqchip), ioapic, pit, pic\n"
 "                          (user and split irqchip)\n"
@@ -491,8 +492,4 @@ void cli_parse(int argc, char **argv, struct vmm_config *cfg)
 	if (cfg->halt_poll_us && cfg->irqchip != IRQCHIP_USER)
 		bad_usage("--halt-poll is for --irqchip=user: %s", "with KVM's "
 			  "LAPIC, KVM polls its own HLT (its halt_poll_ns)");
-	if (cfg->hpet && cfg->irqchip == IRQCHIP_KERNEL)
-		bad_usage("--hpet=on is for --irqchip=user and split: %s",
-			  "it is wired to irqlab's IOAPIC, and with KVM's it "
-			  "is not offered yet");
 }

@@ -98,6 +98,12 @@ static inline bool irqchip_isa_in_vmm(const struct vmm_config *cfg)
 	return cfg->irqchip != IRQCHIP_KERNEL;
 }
 
+/* irqlab's timer thread runs the PIT (user, split) or the HPET, or both */
+static inline bool vm_timer_thread(const struct vmm_config *cfg)
+{
+	return irqchip_isa_in_vmm(cfg) || cfg->hpet;
+}
+
 enum vcpu_state {
 	VCPU_PARKED,		/* not started, or in wait-for-SIPI (user irqchip) */
 	VCPU_RUNNING,
@@ -138,6 +144,9 @@ struct vm {
 	struct acpipm acpipm;	/* PM1a event and control: S5 power-off */
 	/* an ISA IRQ line: irqchip/isa.c's, or KVM_IRQ_LINE (kernel irqchip) */
 	void (*isa_line)(struct vm *vm, unsigned line, int level);
+	/* kernel mode's HPET: legacy replacement stops KVM's 8254 (main.c:
+	 * kvm_pit_hpet_legacy(); no KVM call in irqchip/isa.c) */
+	void (*pit_hpet_legacy)(struct vm *vm, bool on);
 	struct fw_cfg fw_cfg;
 	struct debugdev debug;
 	struct pvport pv;

@@ -2,8 +2,9 @@
 kernel's check=hpet (kernel/check/hpet_check.c, docs/RECORDS.md
 @hpet_check): the HPET found through its ACPI table, its counter at the
 advertised period, one-shot, periodic, legacy-route and level
-interrupts, in user and split mode; no HPET without the option; and a
-clear refusal with KVM's IOAPIC, where it is not offered yet."""
+interrupts, in user, split and kernel mode (KVM_IRQ_LINE, and KVM's
+8254 cut off IRQ0 under legacy replacement); no HPET without the
+option."""
 import pytest
 
 from harness import KERNEL, status
@@ -11,7 +12,7 @@ from harness import KERNEL, status
 pytestmark = pytest.mark.kvm_or_nested('--hpet is irqlab-vmm\'s')
 
 
-@pytest.mark.parametrize('chip', ['user', 'split'])
+@pytest.mark.parametrize('chip', ['user', 'split', 'kernel'])
 def test_check_hpet(boot, chip):
     r = boot.vmm('hpet-' + chip, '--cpus', '2', '--irqchip=' + chip,
                  '--hpet=on', '--stats', '-a', 'check=hpet', KERNEL)
@@ -28,9 +29,3 @@ def test_no_hpet_by_default(boot):
     r = boot.vmm('hpet-none', '-a', 'check=hpet', KERNEL)
     status(r, 0)
     assert r.rec('hpet_check')['skipped'] == 'no-hpet', r.report()
-
-
-def test_hpet_with_kvm_ioapic_is_refused(boot):
-    r = boot.vmm('hpet-kernel', '--irqchip=kernel', '--hpet=on', KERNEL)
-    status(r, 2)
-    assert '--hpet=on is for --irqchip=user and split' in r.err

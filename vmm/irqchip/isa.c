@@ -4,6 +4,9 @@
  * 0x40-0x43 and 0x61), the IOAPIC (0xfec00000), the 8259A pair (0x20,
  * 0xa0, ELCR 0x4d0) and, with --hpet=on, the HPET (0xfed00000) are pure
  * models; this file gives them a lock, a host timer and the APIC bus.
+ * KVM has no HPET, so with --irqchip=kernel and --hpet=on the HPET alone
+ * is served here (isa_hpet_kernel_init()): the same lock and timer
+ * thread, its lines KVM_IRQ_LINE, as QEMU delivers it.
  *
  * Locks: vm->isa_lock serialises the PIT and the IOAPIC, and is taken
  * before vm->apic_lock, never after.  A LAPIC EOI of a level vector is
@@ -138,6 +141,31 @@ static const struct hpet_ops isa_hpet_ops = {
 	.set_gsi = hpet_set_gsi,
 	.set_isa = isa_set_irq,
 	.legacy = hpet_legacy,
+	.timer_arm = hpet_timer_arm,
+};
+
+/* --irqchip=kernel: KVM's IOAPIC and PIC take GSI n (kvm_pc_routing(),
+ * GSI 0 at pin 2), and KVM's 8254 stops interrupting under legacy
+ * replacement (KVM_PIT_FLAGS_HPET_LEGACY, as QEMU's kvm_pit_irq_control()) */
+static void khpet_set_line(void *ctx, unsigned gsi, int level)
+{
+	struct vm *vm = ctx;
+
+	vm->isa_line(vm, gsi, level);		/* kvm_isa_line() */
+}
+
+static void khpet_legacy(void *ctx, bool on)
+{
+	struct vm *vm = ctx;
+
+	vm->pit_hpet_legacy(vm, on);		/* kvm_pit_hpet_legacy() */
+}
+
+static const struct hpet_ops kvm_hpet_ops = {
+	.now_ns = isa_now,
+	.set_gsi = khpet_set_line,
+	.set_isa = khpet_set_line,
+	.legacy = khpet_legacy,
 	.timer_arm = hpet_timer_arm,
 };
 
@@ -411,14 +439,35 @@ static void isa_pick_ops(struct vm *vm)
 		pic_ops.trace = isa_trace_op;
 }
 
-void isa_init(struct vm *vm)
+/* The lock and the timer thread's timerfd */
+static void isa_timer_init(struct vm *vm)
 {
 	pthread_mutex_init(&vm->isa_lock, NULL);
-	isa_pick_ops(vm);
-	/* the clock of now_ns(), which the PIT model's deadlines are in */
+	/* the clock of now_ns(), which the models' deadlines are in */
 	vm->pit_tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
 	if (vm->pit_tfd < 0)
-		die(EXIT_HOST, "PIT timer: timerfd_create: %s", strerror(errno));
+		die(EXIT_HOST, "timer thread: timerfd_create: %s",
+		    strerror(errno));
+}
+
+static void isa_hpet_add(struct vm *vm, const struct hpet_ops *ops)
+{
+	hpet_init(&vm->hpet, ops, vm);
+	isa_add(vm, &vm->mmio, "hpet", HPET_BASE, HPET_LEN, &vm->hpet,
+		hpet_bus_read, hpet_bus_write);
+}
+
+/* --irqchip=kernel --hpet=on: the HPET, its lock and its timer only */
+void isa_hpet_kernel_init(struct vm *vm)
+{
+	isa_timer_init(vm);
+	isa_hpet_add(vm, &kvm_hpet_ops);
+}
+
+void isa_init(struct vm *vm)
+{
+	isa_timer_init(vm);
+	isa_pick_ops(vm);
 	pit_init(&vm->pit, &pit_ops, vm);
 	if (ioapic_init(&vm->ioapic, vm->nr_vcpus, 0, vm->cfg->ioapic_policy,
 			&ioapic_ops, vm))
@@ -442,11 +491,8 @@ void isa_init(struct vm *vm)
 	testdev_init(&vm->testdev, isa_set_irq, vm);
 	isa_add(vm, &vm->pio, "testdev", TESTDEV_IRQ_BASE, TESTDEV_NR_LINES,
 		&vm->testdev, testdev_bus_read, testdev_bus_write);
-	if (vm->cfg->hpet) {
-		hpet_init(&vm->hpet, &isa_hpet_ops, vm);
-		isa_add(vm, &vm->mmio, "hpet", HPET_BASE, HPET_LEN, &vm->hpet,
-			hpet_bus_read, hpet_bus_write);
-	}
+	if (vm->cfg->hpet)
+		isa_hpet_add(vm, &isa_hpet_ops);
 }
 
 void isa_ioapic_stats(struct vm *vm, struct ioapic_stats *st)
