@@ -20,6 +20,7 @@
 #include "check/ipi_check.h"
 #include "check/lapic_check.h"
 #include "check/kvmclock_check.h"
+#include "check/hpet_check.h"
 #include "check/pic_check.h"
 #include "check/timer_check.h"
 #include "boot/mbinfo.h"
@@ -234,6 +235,8 @@ void kmain(uint32_t magic, uint32_t info)
 		lapic_check();
 	if (check_wanted("kvmclock"))
 		kvmclock_check();
+	if (check_wanted("hpet"))
+		hpet_check();
 	checks_done();	/* onfail=go: a failed check ends the boot here */
 	bench_run();	/* bench=...: guest-bench/cases/, phase IRQLAB_PHASE_BENCH */
 

@@ -358,3 +358,45 @@ Test(acpi, find_at_the_edge)
 	memcpy(ta_gpa(0xfffe0, 20), ta_res.rsdp_v1, 20);
 	cr_assert_eq(acpi_find_rsdp(phys_1m, &ta_mem), ta_gpa(0xfffe0, 20));
 }
+
+Test(acpi, an_hpet_table_when_asked)
+{
+	uint8_t *area = ta_gpa(ACPI_AREA_GPA, ACPI_AREA_LEN);
+	struct acpi_config cfg;
+	struct acpi_hpet h;
+	struct acpi_info ai;
+	int ret;
+
+	/* HPET spec 1.0a, 3.2.4: the block's address in system memory, the
+	 * table listed by both roots after the FADT and the MADT */
+	acpi_default_config(&cfg, 2);
+	cfg.hpet_addr = 0xfed00000;
+	cfg.hpet_block_id = 0x8086a201;
+	cr_assert_eq(acpi_build(area, ACPI_AREA_GPA, ACPI_AREA_LEN, &cfg,
+				&ta_res), 0);
+	cr_assert_eq(assert_table(ta_res.hpet_gpa, "HPET"), sizeof(h));
+	memcpy(&h, ta_gpa(ta_res.hpet_gpa, sizeof(h)), sizeof(h));
+	cr_assert_eq(h.hdr.revision, 1);
+	cr_assert_eq(h.base.space_id, ACPI_AS_MEMORY);
+	cr_assert_eq(h.base.bit_width, 64);
+	cr_assert_eq(h.base.address, 0xfed00000);
+	cr_assert_eq(h.block_id, 0x8086a201);
+	cr_assert_eq(assert_table(ta_res.rsdt_gpa, "RSDT"), 36 + 3 * 4);
+	cr_assert_eq(ta_get32(ta_res.rsdt_gpa + 44), ta_res.hpet_gpa);
+	cr_assert_eq(assert_table(ta_res.xsdt_gpa, "XSDT"), 36 + 3 * 8);
+	/* and the kernel's parser finds it, by either root */
+	ret = acpi_parse(ta_res.rsdp_v2, ta_phys, &ta_mem, &ai);
+	cr_assert_eq(ret, 0, "%s", acpi_strerror(ret));
+	cr_assert_eq(ai.hpet_addr, 0xfed00000);
+	cr_assert_eq(ai.hpet_block_id, 0x8086a201);
+	ret = acpi_parse(ta_res.rsdp_v1, ta_phys, &ta_mem, &ai);
+	cr_assert_eq(ret, 0, "%s", acpi_strerror(ret));
+	cr_assert_eq(ai.hpet_addr, 0xfed00000);
+	/* none by default */
+	acpi_default_config(&cfg, 2);
+	cr_assert_eq(acpi_build(area, ACPI_AREA_GPA, ACPI_AREA_LEN, &cfg,
+				&ta_res), 0);
+	cr_assert_eq(ta_res.hpet_gpa, 0);
+	cr_assert_eq(acpi_parse(ta_res.rsdp_v2, ta_phys, &ta_mem, &ai), 0);
+	cr_assert_eq(ai.hpet_addr, 0);
+}

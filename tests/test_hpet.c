@@ -399,3 +399,26 @@ Test(hpet, the_counter_wraps_at_2_to_the_64)
 	hpet_timer_expired(&h);
 	cr_expect_eq(f.gsi_edges[20], 1, "once");
 }
+
+Test(hpet, an_access_finds_the_matches_a_late_host_timer_has_not_run)
+{
+	/* 2.3.9.2.2: the comparator moves at each match, by the counter,
+	 * not when the host's timer gets round to it */
+	wr(HPET_GEN_CONF, HPET_CONF_ENABLE);
+	wr(HPET_TN_CONF(0), HPET_TN_INT_ENB | HPET_TN_TYPE | HPET_TN_VAL_SET |
+	   ROUTE20);
+	wr(HPET_TN_CMP(0), 1000);
+	wr(HPET_TN_CMP(0), 1000);
+	f.now = T0 + 45000;		/* 4.5 periods; the host timer not run */
+	cr_expect_eq(rd(HPET_TN_CMP(0)), 5000, "on the next period ahead");
+	cr_expect_eq(f.gsi_edges[20], 1, "one interrupt for the 4 matches");
+	cr_expect_eq(h.stats.coalesced[0], 3);
+	cr_expect_eq(f.armed, T0 + 50000, "the host timer moved on");
+	/* a level one-shot: its status is set before a write that would
+	 * have come after the match */
+	wr(HPET_TN_CONF(1), HPET_TN_INT_ENB | HPET_TN_INT_TYPE | ROUTE20);
+	wr(HPET_TN_CMP(1), 4600);
+	f.now = T0 + 47000;
+	wr(HPET_TN_CONF(1), HPET_TN_INT_TYPE | ROUTE20);	/* off, late */
+	cr_expect(rd(HPET_GINTR_STA) & 2, "it matched before the write");
+}

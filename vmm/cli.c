@@ -89,6 +89,10 @@ static void usage(FILE *f)
 "                          only when a level vector moves between TMRs\n"
 "                          (default); naive: every change stops every\n"
 "                          vCPU (bhyve's rendezvous), for comparison\n"
+"      --hpet on|off       an HPET (IA-PC HPET 1.0a: 100 MHz, 3 timers) at\n"
+"                          0xfed00000 and an ACPI HPET table (default off),\n"
+"                          in every irqchip mode (kernel: through\n"
+"                          KVM_IRQ_LINE, as KVM has none)\n"
 "      --trace LIST        decoded events on stderr; LIST: a comma-separated\n"
 "                          list of lapic (user irqchip), ioapic, pit, pic\n"
 "                          (user and split irqchip)\n"
@@ -199,6 +203,7 @@ enum {
 	OPT_PV_IPI,
 	OPT_TIMEOUT,
 	OPT_NO_SECCOMP,
+	OPT_HPET,
 	OPT_PV_EOI,
 	OPT_INITRD,
 	OPT_KVM_PV,
@@ -228,6 +233,7 @@ static const struct option options[] = {
 	{ "pv-ipi", required_argument, NULL, OPT_PV_IPI },
 	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 	{ "no-seccomp", no_argument, NULL, OPT_NO_SECCOMP },
+	{ "hpet", required_argument, NULL, OPT_HPET },
 	{ "pv-eoi", required_argument, NULL, OPT_PV_EOI },
 	{ "stats", no_argument, NULL, OPT_STATS },
 	{ "stats-json", required_argument, NULL, OPT_STATS_JSON },
@@ -425,6 +431,10 @@ void cli_parse(int argc, char **argv, struct vmm_config *cfg)
 		case OPT_TIMEOUT:
 			cfg->timeout_s = parse_num(optarg, 1, TIMEOUT_MAX_S,
 				"--timeout must be whole seconds from 1 to 1000000, not '%s'");
+			break;
+		case OPT_HPET:
+			cfg->hpet = parse_on_off(optarg,
+				"--hpet must be on or off, not '%s'");
 			break;
 		case OPT_NO_SECCOMP:
 			cfg->no_seccomp = true;

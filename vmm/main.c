@@ -117,6 +117,10 @@ static void load_kernel(struct vm *vm, struct boot_entry *entry)
 	p.protocol = cfg->protocol;
 	/* ACPI tables in the BIOS area (docs/ACPI.md), the RSDP for MB2 tags */
 	acpi_default_config(&acfg, cfg->cpus);
+	if (cfg->hpet) {
+		acfg.hpet_addr = HPET_BASE;
+		acfg.hpet_block_id = (uint32_t)hpet_cap_id();
+	}
 	area = mem_ptr(&vm->mem, ACPI_AREA_GPA, ACPI_AREA_LEN);
 	if (!area || acpi_build(area, ACPI_AREA_GPA, ACPI_AREA_LEN, &acfg, &acpi))
 		die(EXIT_HOST, "cannot build the ACPI tables");
@@ -230,9 +234,10 @@ static void report(struct vm *vm)
 }
 
 /*
- * The PIT's host timer thread (--irqchip=user and split): jailed before
- * it waits, as a vCPU thread is (kvm/jail.c), since each expiry runs the
- * PIT model on state the guest programmed.
+ * The PIT's and the HPET's host timer thread (irqchip/isa.c; with
+ * --irqchip=kernel, the HPET's only): jailed before it waits, as a vCPU
+ * thread is (kvm/jail.c), since each expiry runs a model on state the
+ * guest programmed.
  */
 static void *pit_thread(void *arg)
 {
@@ -254,7 +259,7 @@ static void pit_thread_start(struct vm *vm)
 
 static void pit_thread_stop(struct vm *vm)
 {
-	if (!irqchip_isa_in_vmm(vm->cfg))	/* KVM's PIT: no thread */
+	if (!vm_timer_thread(vm->cfg))	/* KVM's PIT, no HPET */
 		return;
 	isa_timer_stop(vm);
 	pthread_join(vm->pit_thread, NULL);
@@ -375,16 +380,19 @@ int main(int argc, char **argv)
 		irq_init(&vm);
 	if (irqchip_isa_in_vmm(&cfg))
 		isa_init(&vm);
+	else if (cfg.hpet)
+		isa_hpet_kernel_init(&vm);
 	kvm_set_boot_state(&vm.vcpus[0], &entry);
 	if (cfg.irqchip == IRQCHIP_KERNEL)
 		kvm_testdev_init(&vm);	/* else isa_init() added it */
 	/* the devices' ISA lines (COM1's IRQ 4): KVM's or irqlab's */
 	vm.isa_line = irqchip_isa_in_vmm(&cfg) ? isa_set_line : kvm_isa_line;
+	vm.pit_hpet_legacy = kvm_pit_hpet_legacy;	/* kernel mode's HPET */
 
 	tl_run_trace_start(&vm);	/* before any vCPU runs */
 	jail_prepare(&vm);
 	set = main_signals();	/* before any thread: they inherit the mask */
-	if (irqchip_isa_in_vmm(&cfg))
+	if (vm_timer_thread(&cfg))
 		pit_thread_start(&vm);
 	for (i = 0; i < vm.nr_vcpus; i++)
 		vcpu_start(&vm.vcpus[i]);

@@ -35,6 +35,7 @@
 #include "irqchip/user.h"
 #include "kvm/cpuid.h"
 #include "pc/pic.h"
+#include "pc/hpet.h"
 #include "pc/pit.h"
 
 #define VMM_MAX_CPUS	64
@@ -82,6 +83,7 @@ struct vmm_config {
 	const char *timeline;	/* --timeline FILE: docs/ANATOMY.md */
 	unsigned timeout_s;	/* --timeout: 0 for none */
 	bool no_seccomp;	/* --no-seccomp: no filter on the vCPUs */
+	bool hpet;		/* --hpet=on: irqlab's HPET and its table */
 };
 
 #define TRACE_LAPIC	(1u << 0)
@@ -94,6 +96,12 @@ struct vmm_config {
 static inline bool irqchip_isa_in_vmm(const struct vmm_config *cfg)
 {
 	return cfg->irqchip != IRQCHIP_KERNEL;
+}
+
+/* irqlab's timer thread runs the PIT (user, split) or the HPET, or both */
+static inline bool vm_timer_thread(const struct vmm_config *cfg)
+{
+	return irqchip_isa_in_vmm(cfg) || cfg->hpet;
 }
 
 enum vcpu_state {
@@ -136,6 +144,9 @@ struct vm {
 	struct acpipm acpipm;	/* PM1a event and control: S5 power-off */
 	/* an ISA IRQ line: irqchip/isa.c's, or KVM_IRQ_LINE (kernel irqchip) */
 	void (*isa_line)(struct vm *vm, unsigned line, int level);
+	/* kernel mode's HPET: legacy replacement stops KVM's 8254 (main.c:
+	 * kvm_pit_hpet_legacy(); no KVM call in irqchip/isa.c) */
+	void (*pit_hpet_legacy)(struct vm *vm, bool on);
 	struct fw_cfg fw_cfg;
 	struct debugdev debug;
 	struct pvport pv;
@@ -169,7 +180,12 @@ struct vm {
 	struct ioapic ioapic;
 	struct pic pic;			/* the 8259A pair, under isa_lock */
 	uint32_t pic_intr;		/* its INTR output: atomic (irqchip/extint.c) */
-	struct isa_dev isa_devs[8];
+	struct isa_dev isa_devs[12];
+	struct hpet hpet;		/* --hpet=on, under isa_lock */
+	uint64_t pit_deadline;		/* the timerfd serves both: their */
+	uint64_t hpet_deadline;		/* deadlines, 0: none (isa_lock) */
+	bool hpet_legacy;		/* LEG_RT_CNF: the PIT's IRQ0 cut */
+	int pit_irq0;			/* the PIT's IRQ0 level meanwhile */
 	struct split_state split;	/* --irqchip=split */
 	unsigned nr_isa_devs;
 

@@ -62,6 +62,7 @@ struct acpi_sdt_header {
 #define ACPI_SIG_FACS		"FACS"
 #define ACPI_SIG_DSDT		"DSDT"
 #define ACPI_SIG_MADT		"APIC"
+#define ACPI_SIG_HPET		"HPET"
 #define ACPI_SIG_LEN		4
 
 /* 5.2.7 RSDT: the header, then 32-bit table addresses (revision 1). */
@@ -96,6 +97,19 @@ struct acpi_gas {
 #define ACPI_ACCESS_WORD	2
 #define ACPI_ACCESS_DWORD	3
 #define ACPI_ACCESS_QWORD	4
+
+/* ---- IA-PC HPET Description Table (HPET spec 1.0a, 3.2.4) ---- */
+
+struct acpi_hpet {
+	struct acpi_sdt_header hdr;	/* "HPET", revision 1 */
+	uint32_t block_id;		/* 36: GCAP_ID's low 32 bits */
+	struct acpi_gas base;		/* 40: system memory, its address */
+	uint8_t number;			/* 52: the HPET's sequence number */
+	uint16_t min_tick;		/* 53: smallest periodic count */
+	uint8_t page_protection;	/* 55 */
+} __attribute__((packed));
+
+#define ACPI_HPET_REV		1
 
 /* ---- Fixed ACPI Description Table (5.2.9) ---- */
 

@@ -346,6 +346,25 @@ static uint16_t pm_timer(const struct acpi_fadt *f, uint32_t len)
 	return f->pm_tmr_blk;
 }
 
+/*
+ * HPET spec 1.0a, 3.2.4: the block's address is a Generic Address in
+ * system memory.  A table too short, or in another address space, is
+ * not used (Linux's hpet_table_parse() says the same).
+ */
+static int parse_hpet(const uint8_t *p, uint32_t len, struct acpi_info *out)
+{
+	struct acpi_hpet h;
+
+	if (len < sizeof(h))
+		return ACPI_ELENGTH;
+	__builtin_memcpy(&h, p, sizeof(h));
+	if (h.base.space_id != ACPI_AS_MEMORY || !h.base.address)
+		return 0;
+	out->hpet_addr = h.base.address;
+	out->hpet_block_id = h.block_id;
+	return 0;
+}
+
 /* 5.2.10: FACS: signature, Length >= 64, no checksum. */
 static int check_facs(acpi_phys_fn phys, void *ctx, uint64_t addr)
 {
@@ -463,6 +482,9 @@ int acpi_parse(const void *rsdp, acpi_phys_fn phys, void *ctx,
 				return ACPI_ELENGTH;
 			err = parse_fadt(p, th.length, phys, ctx, out);
 			have_fadt = 1;
+		} else if (sig_is(th.signature, ACPI_SIG_HPET) &&
+			   !out->hpet_addr) {
+			err = parse_hpet(p, th.length, out);
 		}
 		if (err)
 			return err;

@@ -57,6 +57,8 @@ struct acpi_info {
 	uint16_t pm_tmr_port;		/* from the FADT, 0 if none */
 	int pm_tmr_32bit;		/* FADT TMR_VAL_EXT: 32-bit, else 24-bit */
 	uint32_t madt_flags;		/* ACPI_MADT_PCAT_COMPAT */
+	uint64_t hpet_addr;		/* the HPET table's block, 0 if none */
+	uint32_t hpet_block_id;		/* its GCAP_ID low half, as the table says */
 };
 
 /* @phys maps a physical range to a pointer, or NULL; never read outside it. */

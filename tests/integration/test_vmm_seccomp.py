@@ -9,7 +9,8 @@ thread), all arguments zero, right after its filter is in.  Then full
 boots in every irqchip mode, SMP, xAPIC and x2APIC, with --halt-poll,
 --timeout and a guest failure: the filter is in on every vCPU and, in user
 and split mode, on the PIT's thread (the --stats lines say so), and
-nothing is trapped.
+nothing is trapped.  In kernel mode with --hpet=on the same thread runs
+the HPET alone, as "the HPET's timer thread", with KVM_IRQ_LINE.
 A sanitizer build has no filter (docs/SECURITY.md): this needs the
 ordinary build/irqlab-vmm."""
 import pytest
@@ -34,11 +35,17 @@ SELFTEST = 'IRQLAB_SECCOMP_SELFTEST'
 TRAP = (r'^irqlab-vmm: %s: system call %s \(%d\) is not allowed by the '
         r'seccomp filter; --no-seccomp turns the filter off$')
 # per irqchip mode: system calls the filter allows, ioctl requests
-ALLOWED = {'user': (15, 13), 'split': (14, 6), 'kernel': (12, 4)}
-# the PIT's timer thread's (KVM's own PIT in kernel mode: no such thread)
-PIT_ALLOWED = {'user': (13, 0), 'split': (14, 1)}
-PIT_LINE = (r'^ seccomp: the PIT\'s timer thread may make %d system calls '
+ALLOWED = {'user': (15, 13), 'split': (14, 6), 'kernel': (12, 4),
+           'kernel-hpet': (13, 6)}
+# the PIT's timer thread's (KVM's own PIT in kernel mode: no such thread,
+# unless --hpet=on, then it is the HPET's)
+PIT_ALLOWED = {'user': (13, 0), 'split': (14, 1), 'kernel-hpet': (14, 1)}
+PIT_LINE = (r'^ seccomp: the %s timer thread may make %d system calls '
             r'\(%d ioctl requests?\); filter in: yes$')
+
+
+def thread_of(chip):
+    return "HPET's" if chip == 'kernel-hpet' else "PIT's"
 
 
 def filter_line(chip, cpus):
@@ -53,9 +60,9 @@ def has_filters(r, chip, cpus):
     user and split mode (none in kernel mode)."""
     has(r, filter_line(chip, cpus), 'err')
     if chip in PIT_ALLOWED:
-        has(r, PIT_LINE % PIT_ALLOWED[chip], 'err')
+        has(r, PIT_LINE % ((thread_of(chip),) + PIT_ALLOWED[chip]), 'err')
     else:
-        no_line(r, r" seccomp: the PIT's timer thread.*", 'err')
+        no_line(r, r" seccomp: the (PIT|HPET)'s timer thread.*", 'err')
 
 
 def selftest(boot, name, call, *args):
@@ -85,6 +92,13 @@ def test_forbidden_call(boot, chip, call, nr):
         r.report()
 
 
+def chip_args(chip):
+    """irqlab-vmm's options for a chip of PIT_ALLOWED"""
+    if chip == 'kernel-hpet':
+        return ['--irqchip=kernel', '--hpet=on']
+    return ['--irqchip=' + chip]
+
+
 # the PIT's thread: not in its filter (timer_settime: the vCPUs' APIC
 # timer), or in it with other arguments (read and timerfd_settime: its
 # timerfd; ioctl: KVM_SIGNAL_MSI on the VM fd in split mode)
@@ -95,14 +109,15 @@ PIT_FORBIDDEN = [('openat', 257), ('mmap', 9), ('read', 0),
 
 @pytest.mark.parametrize('call, nr', PIT_FORBIDDEN,
                          ids=[c for c, _ in PIT_FORBIDDEN])
-@pytest.mark.parametrize('chip', ['user', 'split'])
+@pytest.mark.parametrize('chip', ['user', 'split', 'kernel-hpet'])
 def test_forbidden_call_pit(boot, chip, call, nr):
     r = selftest(boot, 'trap-pit-%s-%s' % (chip, call), 'pit:' + call,
-                 '--irqchip=' + chip, '--cpus', '2')
+                 *chip_args(chip), '--cpus', '2')
     status(r, EXIT_SECCOMP)
-    has(r, "^irqlab-vmm: %s: the PIT's timer thread calls %s \\(%d\\) "
-        "with zero arguments" % (SELFTEST, call, nr), 'err')
-    has(r, TRAP % ("the PIT's timer thread", call, nr), 'err')
+    who = 'the %s timer thread' % thread_of(chip)
+    has(r, "^irqlab-vmm: %s: %s calls %s \\(%d\\) with zero arguments"
+        % (SELFTEST, who, call, nr), 'err')
+    has(r, TRAP % (who, call, nr), 'err')
     assert len(r.grep('not allowed by the seccomp filter', 'err')) == 1, \
         r.report()
 
@@ -112,7 +127,8 @@ def test_pit_selftest_needs_irqlabs_pit(boot):
     r = selftest(boot, 'pit-kernel', 'pit:getpid', '--irqchip=kernel')
     status(r, 2)
     has(r, "^irqlab-vmm: %s: pit:getpid: the PIT's timer thread is "
-        "irqlab's only with --irqchip=user or split$" % SELFTEST, 'err')
+        "irqlab's only with --irqchip=user or split \\(or --hpet=on, the "
+        "HPET's\\)$" % SELFTEST, 'err')
 
 
 def test_allowed_call(boot):
@@ -124,12 +140,19 @@ def test_allowed_call(boot):
     has_filters(r, 'user', 2)
 
 
-@pytest.mark.parametrize('chip', ['user', 'split'])
+@pytest.mark.parametrize('chip', ['user', 'split', 'kernel-hpet'])
 def test_allowed_call_pit(boot, chip):
+    """The thread's call returns, and its work goes on: the PIT's
+    (check=ioapic), or the HPET's, KVM_IRQ_LINE and KVM_SET_PIT2 included
+    (check=hpet)"""
+    check = 'check=hpet' if chip == 'kernel-hpet' else 'check=ioapic'
     r = selftest(boot, 'allowed-pit-getpid-' + chip, 'pit:getpid',
-                 '--irqchip=' + chip, '--cpus', '2', '-a', 'check=ioapic')
+                 *chip_args(chip), '--cpus', '2', '-a', check)
     status(r, 0)
-    has(r, '^@ioapic_check ok=[1-9][0-9]* fail=0 .* pit=ok ')
+    if chip == 'kernel-hpet':
+        has(r, '^@hpet_check ok=7 fail=0 ')
+    else:
+        has(r, '^@ioapic_check ok=[1-9][0-9]* fail=0 .* pit=ok ')
     has_filters(r, chip, 2)
 
 

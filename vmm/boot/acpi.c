@@ -228,11 +228,25 @@ void acpi_default_config(struct acpi_config *cfg, unsigned ncpus)
 	};
 }
 
+/* HPET spec 1.0a, 3.2.4: the block in system memory, 64 bits wide */
+static void build_hpet(struct acpi_hpet *h, const struct acpi_config *cfg)
+{
+	sdt_header(h, ACPI_SIG_HPET, sizeof(*h), ACPI_HPET_REV);
+	h->block_id = cfg->hpet_block_id;
+	h->base.space_id = ACPI_AS_MEMORY;
+	h->base.bit_width = 64;
+	h->base.address = cfg->hpet_addr;
+	h->number = 0;
+	h->min_tick = 128;	/* what Linux and QEMU use */
+	sdt_finish(h);
+}
+
 int acpi_build(uint8_t *area, uint64_t area_gpa, size_t area_len,
 	       const struct acpi_config *cfg, struct acpi_result *out)
 {
-	const unsigned nr_tables = 2;	/* the roots list the FADT and MADT */
-	uint64_t rsdt, xsdt, facs, dsdt, fadt, madt, end;
+	/* the roots list the FADT, the MADT and, with one, the HPET */
+	const unsigned nr_tables = cfg->hpet_addr ? 3 : 2;
+	uint64_t rsdt, xsdt, facs, dsdt, fadt, madt, hpet, end;
 	struct acpi_rsdp rsdp;
 	struct acpi_rsdt *rt;
 	struct acpi_xsdt *xt;
@@ -252,7 +266,9 @@ int acpi_build(uint8_t *area, uint64_t area_gpa, size_t area_len,
 	fadt = ALIGN_UP(dsdt + sizeof(struct acpi_sdt_header) + sizeof(dsdt_aml),
 			16);
 	madt = ALIGN_UP(fadt + sizeof(struct acpi_fadt), 16);
-	end = madt + madt_len(cfg->ncpus);
+	hpet = ALIGN_UP(madt + madt_len(cfg->ncpus), 16);
+	end = cfg->hpet_addr ? hpet + sizeof(struct acpi_hpet) :
+			       madt + madt_len(cfg->ncpus);
 	if (end > area_len)
 		return -ENOSPC;
 	/* 5.2.7: the RSDT holds 32-bit addresses */
@@ -277,17 +293,23 @@ int acpi_build(uint8_t *area, uint64_t area_gpa, size_t area_len,
 	build_fadt((struct acpi_fadt *)(area + fadt), cfg, area_gpa + facs,
 		   area_gpa + dsdt);
 	build_madt(area + madt, cfg);
+	if (cfg->hpet_addr)
+		build_hpet((struct acpi_hpet *)(area + hpet), cfg);
 
 	/* 5.2.7, 5.2.8: Length implies the number of entries */
 	rt = (struct acpi_rsdt *)(area + rsdt);
 	sdt_header(rt, ACPI_SIG_RSDT, sizeof(*rt) + nr_tables * 4, ACPI_RSDT_REV);
 	rt->entry[0] = area_gpa + fadt;
 	rt->entry[1] = area_gpa + madt;
+	if (cfg->hpet_addr)
+		rt->entry[2] = area_gpa + hpet;
 	sdt_finish(rt);
 	xt = (struct acpi_xsdt *)(area + xsdt);
 	sdt_header(xt, ACPI_SIG_XSDT, sizeof(*xt) + nr_tables * 8, ACPI_XSDT_REV);
 	xt->entry[0] = area_gpa + fadt;
 	xt->entry[1] = area_gpa + madt;
+	if (cfg->hpet_addr)
+		xt->entry[2] = area_gpa + hpet;
 	sdt_finish(xt);
 
 	/* 5.2.5.3: checksum over the first 20 bytes, then over all 36 */
@@ -316,6 +338,7 @@ int acpi_build(uint8_t *area, uint64_t area_gpa, size_t area_len,
 	out->dsdt_gpa = area_gpa + dsdt;
 	out->fadt_gpa = area_gpa + fadt;
 	out->madt_gpa = area_gpa + madt;
+	out->hpet_gpa = cfg->hpet_addr ? area_gpa + hpet : 0;
 	out->used = end;
 	return 0;
 }

@@ -29,6 +29,8 @@ struct acpi_config {
 	uint16_t pm1a_cnt_port;		/* 2-byte PM1a control block */
 	uint16_t pm_tmr_port;		/* 4-byte PM timer; 0 = none */
 	uint16_t iapc_boot_arch;	/* FADT ACPI_IAPC_* flags */
+	uint64_t hpet_addr;		/* an HPET table for it; 0 = none */
+	uint32_t hpet_block_id;		/* its GCAP_ID's low 32 bits */
 };
 
 struct acpi_result {
@@ -37,6 +39,7 @@ struct acpi_result {
 	uint8_t rsdp_v1[ACPI_RSDP_V1_LEN];	/* revision 0, RSDT only */
 	uint8_t rsdp_v2[ACPI_RSDP_V2_LEN];	/* revision 2, RSDT and XSDT */
 	uint64_t rsdt_gpa, xsdt_gpa, fadt_gpa, facs_gpa, dsdt_gpa, madt_gpa;
+	uint64_t hpet_gpa;		/* 0 without cfg->hpet_addr */
 	size_t used;			/* bytes written from the area's start */
 };
 

@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
  * --irqchip=user and split: the board's interrupt lines.  The 8254 PIT (ports
- * 0x40-0x43 and 0x61), the IOAPIC (0xfec00000) and the 8259A pair (0x20,
- * 0xa0, ELCR 0x4d0) are pure models; this file gives them a lock, host
- * timers and the APIC bus.
+ * 0x40-0x43 and 0x61), the IOAPIC (0xfec00000), the 8259A pair (0x20,
+ * 0xa0, ELCR 0x4d0) and, with --hpet=on, the HPET (0xfed00000) are pure
+ * models; this file gives them a lock, a host timer and the APIC bus.
+ * KVM has no HPET, so with --irqchip=kernel and --hpet=on the HPET alone
+ * is served here (isa_hpet_kernel_init()): the same lock and timer
+ * thread, its lines KVM_IRQ_LINE, as QEMU delivers it.
  *
  * Locks: vm->isa_lock serialises the PIT and the IOAPIC, and is taken
  * before vm->apic_lock, never after.  A LAPIC EOI of a level vector is
@@ -69,16 +72,102 @@ static const struct pic_ops isa_pic_ops = {
 	.intr = isa_pic_intr,
 };
 
-/* Under isa_lock.  A deadline of 0 disarms (timerfd_settime(2)). */
+/*
+ * One timerfd serves the PIT and the HPET: armed for the earlier of
+ * their deadlines.  Under isa_lock.  0 disarms (timerfd_settime(2)).
+ */
+static void isa_timer_rearm(struct vm *vm)
+{
+	uint64_t d = vm->pit_deadline;
+	struct itimerspec its = { 0 };
+
+	if (vm->hpet_deadline && (!d || vm->hpet_deadline < d))
+		d = vm->hpet_deadline;
+	its.it_value.tv_sec = d / 1000000000ull;
+	its.it_value.tv_nsec = d % 1000000000ull;
+	timerfd_settime(vm->pit_tfd, TFD_TIMER_ABSTIME, &its, NULL);
+}
+
 static void pit_timer_arm(void *ctx, uint64_t deadline_ns)
 {
 	struct vm *vm = ctx;
-	struct itimerspec its = { 0 };
 
-	its.it_value.tv_sec = deadline_ns / 1000000000ull;
-	its.it_value.tv_nsec = deadline_ns % 1000000000ull;
-	timerfd_settime(vm->pit_tfd, TFD_TIMER_ABSTIME, &its, NULL);
+	vm->pit_deadline = deadline_ns;
+	isa_timer_rearm(vm);
 }
+
+/* The PIT's IRQ0, cut off while the HPET's legacy replacement is on (HPET
+ * 1.0a 2.3.5: "the 8254 timer will not cause any interrupts") */
+static void isa_pit_set_irq(void *ctx, unsigned line, int level)
+{
+	struct vm *vm = ctx;
+
+	if (line == 0) {
+		vm->pit_irq0 = level;
+		if (vm->hpet_legacy)
+			return;
+	}
+	isa_set_irq(ctx, line, level);
+}
+
+/* ---- the HPET (--hpet=on) ---------------------------------------------- */
+
+static void hpet_set_gsi(void *ctx, unsigned gsi, int level)
+{
+	struct vm *vm = ctx;
+
+	ioapic_set_irq(&vm->ioapic, gsi, level);
+}
+
+static void hpet_legacy(void *ctx, bool on)
+{
+	struct vm *vm = ctx;
+
+	vm->hpet_legacy = on;
+	/* IRQ0 goes back to the PIT at the level it has now */
+	isa_set_irq(vm, 0, on ? 0 : vm->pit_irq0);
+}
+
+static void hpet_timer_arm(void *ctx, uint64_t deadline_ns)
+{
+	struct vm *vm = ctx;
+
+	vm->hpet_deadline = deadline_ns;
+	isa_timer_rearm(vm);
+}
+
+static const struct hpet_ops isa_hpet_ops = {
+	.now_ns = isa_now,
+	.set_gsi = hpet_set_gsi,
+	.set_isa = isa_set_irq,
+	.legacy = hpet_legacy,
+	.timer_arm = hpet_timer_arm,
+};
+
+/* --irqchip=kernel: KVM's IOAPIC and PIC take GSI n (kvm_pc_routing(),
+ * GSI 0 at pin 2), and KVM's 8254 stops interrupting under legacy
+ * replacement (KVM_PIT_FLAGS_HPET_LEGACY, as QEMU's kvm_pit_irq_control()) */
+static void khpet_set_line(void *ctx, unsigned gsi, int level)
+{
+	struct vm *vm = ctx;
+
+	vm->isa_line(vm, gsi, level);		/* kvm_isa_line() */
+}
+
+static void khpet_legacy(void *ctx, bool on)
+{
+	struct vm *vm = ctx;
+
+	vm->pit_hpet_legacy(vm, on);		/* kvm_pit_hpet_legacy() */
+}
+
+static const struct hpet_ops kvm_hpet_ops = {
+	.now_ns = isa_now,
+	.set_gsi = khpet_set_line,
+	.set_isa = khpet_set_line,
+	.legacy = khpet_legacy,
+	.timer_arm = hpet_timer_arm,
+};
 
 /* Whether the timer thread is to end (isa_timer_stop(); under isa_lock) */
 static bool isa_timer_ending(struct vm *vm)
@@ -87,14 +176,15 @@ static bool isa_timer_ending(struct vm *vm)
 }
 
 /*
- * The PIT's host timer thread: one thread of irqlab's own, started by
- * main.c, which jails it first (kvm/jail.c).  It sleeps in read() on the
- * timerfd and runs each expiry under isa_lock, until it is told to end.
+ * The ISA side's host timer thread: one thread of irqlab's own, started
+ * by main.c, which jails it first (kvm/jail.c).  It sleeps in read() on
+ * the timerfd and runs each expiry under isa_lock (the PIT's, the
+ * HPET's, whichever is due), until it is told to end.
  */
 void isa_timer_loop(struct vm *vm)
 {
+	uint64_t n, now;
 	bool end;
-	uint64_t n;
 
 	for (;;) {
 		if (read(vm->pit_tfd, &n, sizeof(n)) != sizeof(n) &&
@@ -102,10 +192,20 @@ void isa_timer_loop(struct vm *vm)
 			die(EXIT_HOST, "PIT timer: read: %s", strerror(errno));
 		pthread_mutex_lock(&vm->isa_lock);
 		end = isa_timer_ending(vm);
-		if (!end && tl_on(&vm->tl_pit))	/* --timeline: its own track */
-			tl_add(&vm->tl_pit, TL_TIMER, tl_tsc(), 0, 0, 0, 0);
-		if (!end)
+		now = now_ns();
+		if (!end && vm->pit_deadline && vm->pit_deadline <= now) {
+			if (tl_on(&vm->tl_pit))	/* --timeline: its track */
+				tl_add(&vm->tl_pit, TL_TIMER, tl_tsc(), 0, 0,
+				       0, 0);
+			vm->pit_deadline = 0;
 			pit_timer_expired(&vm->pit);
+		}
+		if (!end && vm->hpet_deadline && vm->hpet_deadline <= now) {
+			vm->hpet_deadline = 0;
+			hpet_timer_expired(&vm->hpet);
+		}
+		if (!end)
+			isa_timer_rearm(vm);
 		pthread_mutex_unlock(&vm->isa_lock);
 		if (end)
 			return;
@@ -130,7 +230,7 @@ void isa_timer_stop(struct vm *vm)
 
 static const struct pit_ops isa_pit_ops = {
 	.now_ns = isa_now,
-	.set_irq = isa_set_irq,
+	.set_irq = isa_pit_set_irq,
 	.timer_arm = pit_timer_arm,
 };
 
@@ -341,14 +441,35 @@ static void isa_pick_ops(struct vm *vm)
 		pic_ops.trace = isa_trace_op;
 }
 
-void isa_init(struct vm *vm)
+/* The lock and the timer thread's timerfd */
+static void isa_timer_init(struct vm *vm)
 {
 	pthread_mutex_init(&vm->isa_lock, NULL);
-	isa_pick_ops(vm);
-	/* the clock of now_ns(), which the PIT model's deadlines are in */
+	/* the clock of now_ns(), which the models' deadlines are in */
 	vm->pit_tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
 	if (vm->pit_tfd < 0)
-		die(EXIT_HOST, "PIT timer: timerfd_create: %s", strerror(errno));
+		die(EXIT_HOST, "timer thread: timerfd_create: %s",
+		    strerror(errno));
+}
+
+static void isa_hpet_add(struct vm *vm, const struct hpet_ops *ops)
+{
+	hpet_init(&vm->hpet, ops, vm);
+	isa_add(vm, &vm->mmio, "hpet", HPET_BASE, HPET_LEN, &vm->hpet,
+		hpet_bus_read, hpet_bus_write);
+}
+
+/* --irqchip=kernel --hpet=on: the HPET, its lock and its timer only */
+void isa_hpet_kernel_init(struct vm *vm)
+{
+	isa_timer_init(vm);
+	isa_hpet_add(vm, &kvm_hpet_ops);
+}
+
+void isa_init(struct vm *vm)
+{
+	isa_timer_init(vm);
+	isa_pick_ops(vm);
 	pit_init(&vm->pit, &pit_ops, vm);
 	if (ioapic_init(&vm->ioapic, vm->nr_vcpus, 0, vm->cfg->ioapic_policy,
 			&ioapic_ops, vm))
@@ -372,6 +493,8 @@ void isa_init(struct vm *vm)
 	testdev_init(&vm->testdev, isa_set_irq, vm);
 	isa_add(vm, &vm->pio, "testdev", TESTDEV_IRQ_BASE, TESTDEV_NR_LINES,
 		&vm->testdev, testdev_bus_read, testdev_bus_write);
+	if (vm->cfg->hpet)
+		isa_hpet_add(vm, &isa_hpet_ops);
 }
 
 void isa_ioapic_stats(struct vm *vm, struct ioapic_stats *st)

@@ -23,7 +23,9 @@ struct isa_dev {
 };
 
 void isa_init(struct vm *vm);
-/* the PIT's timer thread (started by main.c): expiries until
+/* --irqchip=kernel --hpet=on: the HPET alone, its lines KVM's */
+void isa_hpet_kernel_init(struct vm *vm);
+/* the PIT's and the HPET's timer thread (started by main.c): expiries until
  * isa_timer_stop() (or vm->stopping) tells it to end */
 void isa_timer_loop(struct vm *vm);
 void isa_timer_stop(struct vm *vm);

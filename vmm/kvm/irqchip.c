@@ -203,6 +203,29 @@ void kvm_isa_line(struct vm *vm, unsigned line, int level)
 	kvm_irq_line(vm, line, level);
 }
 
+/*
+ * --irqchip=kernel --hpet=on: the HPET's legacy replacement cuts KVM's
+ * 8254 off IRQ0 (HPET 1.0a 2.3.5).  KVM_PIT_FLAGS_HPET_LEGACY, set by
+ * KVM_SET_PIT2 as QEMU's kvm_pit_irq_control() sets it: KVM reloads
+ * channel 0 with its timer off while the flag is set (i8254.c,
+ * kvm_pit_load_count()).  The round trip restarts channel 0's count.
+ */
+void kvm_pit_hpet_legacy(struct vm *vm, bool on)
+{
+	struct kvm_pit_state2 ps;
+
+	if (kvm_vm_ioctl(vm, KVM_GET_PIT2, &ps) < 0) {
+		warn("KVM_GET_PIT2: %s", strerror(errno));
+		return;
+	}
+	if (on)
+		ps.flags |= KVM_PIT_FLAGS_HPET_LEGACY;
+	else
+		ps.flags &= ~KVM_PIT_FLAGS_HPET_LEGACY;
+	if (kvm_vm_ioctl(vm, KVM_SET_PIT2, &ps) < 0)
+		warn("KVM_SET_PIT2: %s", strerror(errno));
+}
+
 /* ISA line n is GSI n (line 0 reaching pin 2, as in irqchip/isa.c), so
  * a line reaches the same IOAPIC pin in both modes. */
 static void kvm_testdev_irq(void *ctx, unsigned line, int level)

@@ -22,6 +22,8 @@ void kvm_dump_lapics(struct vm *vm, const enum vcpu_state *was);
 void kvm_testdev_init(struct vm *vm);	/* --irqchip=kernel */
 /* --irqchip=kernel: ISA line @line of KVM's PIC and IOAPIC (GSI @line) */
 void kvm_isa_line(struct vm *vm, unsigned line, int level);
+/* --hpet=on's legacy replacement: KVM's 8254 off IRQ0 (on) or back */
+void kvm_pit_hpet_legacy(struct vm *vm, bool on);
 
 /* for kvm.c, while it creates the VM */
 void kvm_pc_routing(struct vm *vm);	/* --irqchip=kernel */

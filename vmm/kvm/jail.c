@@ -10,9 +10,10 @@
  * and ends the process with EXIT_SECCOMP.
  *
  * The PIT's timer thread (--irqchip=user and split: main.c, irqchip/
- * isa.c) runs the PIT model on state the guest programmed, so it has a
- * filter of its own: read and re-arm its timerfd, the locks, the
- * delivery of IRQ0 (post and kick, or KVM_SIGNAL_MSI in split mode).
+ * isa.c; with --irqchip=kernel --hpet=on, the HPET's) runs the models on
+ * state the guest programmed, so it has a filter of its own: read and
+ * re-arm its timerfd, the locks, the delivery of its lines (post and
+ * kick, KVM_SIGNAL_MSI in split mode, KVM_IRQ_LINE in kernel mode).
  *
  * libseccomp builds each filter on the main thread, exported as BPF; the
  * thread then only loads it (two system calls, no allocation).  Filters
@@ -42,6 +43,7 @@
 #define M_SPLIT		(1u << IRQCHIP_SPLIT)
 #define M_ALL		(M_USER | M_KERNEL | M_SPLIT)
 #define M_ISA		(M_USER | M_SPLIT)	/* irqlab's PIT, IOAPIC, PIC */
+#define M_KHPET		(1u << 3)	/* kernel mode's HPET (--hpet=on) */
 
 /* The ioctls of the vCPU loop, by mode, on the vCPU fd unless vm_fd. */
 static const struct {
@@ -70,6 +72,9 @@ static const struct {
 	{ KVM_SIGNAL_MSI, M_SPLIT, true },
 	{ KVM_SET_GSI_ROUTING, M_SPLIT, true },
 	{ KVM_IRQ_LINE, M_KERNEL, true },
+	/* the HPET's legacy replacement with KVM's 8254 (kernel, --hpet) */
+	{ KVM_GET_PIT2, M_KHPET, true },
+	{ KVM_SET_PIT2, M_KHPET, true },
 };
 
 /* The other calls, by mode; the argument rules are in jail_build(). */
@@ -80,7 +85,7 @@ static const struct {
 	{ SCMP_SYS(futex), M_ALL },		/* locks, sleeps, wakes */
 	{ SCMP_SYS(write), M_ALL },		/* fd 1 and 2 only */
 	{ SCMP_SYS(timer_settime), M_USER },	/* the APIC timer */
-	{ SCMP_SYS(timerfd_settime), M_ISA },	/* the PIT's; its fd only */
+	{ SCMP_SYS(timerfd_settime), M_ISA | M_KHPET },	/* its fd only */
 	{ SCMP_SYS(clock_gettime), M_ALL },	/* if the vDSO falls back */
 	{ SCMP_SYS(sched_yield), M_ISA },	/* isa.c, --ioapic=naive */
 	{ SCMP_SYS(getpid), M_ALL },		/* pthread_kill() */
@@ -126,6 +131,7 @@ static struct {
 	unsigned nr_vcpus;
 	unsigned installed;	/* atomic */
 	bool pit;		/* the PIT's timer thread has a filter */
+	const char *pit_name;	/* "the PIT's" or (kernel mode) "the HPET's" */
 	struct sock_fprog pit_prog;
 	unsigned pit_calls, pit_ioctls;
 	unsigned pit_installed;	/* atomic */
@@ -175,7 +181,9 @@ static void jail_sigsys(int sig, siginfo_t *si, void *uc)
 	(void)sig;
 	(void)uc;
 	if (jail_vcpu == JAIL_PIT) {
-		n = put_str(buf, n, cap, "irqlab-vmm: the PIT's timer thread");
+		n = put_str(buf, n, cap, "irqlab-vmm: ");
+		n = put_str(buf, n, cap, jail.pit_name);
+		n = put_str(buf, n, cap, " timer thread");
 	} else {
 		n = put_str(buf, n, cap, "irqlab-vmm: vCPU ");
 		n = put_num(buf, n, cap, jail_vcpu);
@@ -290,9 +298,19 @@ static void jail_export(scmp_filter_ctx ctx, struct sock_fprog *prog)
 	prog->len = len / sizeof(struct sock_filter);
 }
 
+/* The mode bits of @vm's filters: its irqchip, and M_KHPET */
+static unsigned jail_mode(const struct vm *vm)
+{
+	unsigned mode = 1u << vm->cfg->irqchip;
+
+	if (vm->cfg->hpet && vm->cfg->irqchip == IRQCHIP_KERNEL)
+		mode |= M_KHPET;
+	return mode;
+}
+
 static void jail_build(const struct vcpu *v, struct sock_fprog *prog)
 {
-	unsigned mode = 1u << v->vm->cfg->irqchip, i;
+	unsigned mode = jail_mode(v->vm), i;
 	scmp_filter_ctx ctx = jail_new();
 
 	jail_add_ioctls(ctx, v, mode);
@@ -306,18 +324,20 @@ static void jail_build(const struct vcpu *v, struct sock_fprog *prog)
 	jail_export(ctx, prog);
 }
 
-/* The PIT's timer thread: split mode's KVM_SIGNAL_MSI, and its calls */
+/* The timer thread: split mode's KVM_SIGNAL_MSI or kernel mode's
+ * KVM_IRQ_LINE, and its calls */
 static void jail_build_pit(const struct vm *vm)
 {
 	scmp_filter_ctx ctx = jail_new();
 	unsigned i;
 
 	jail.pit_ioctls = 0;
-	if (vm->cfg->irqchip == IRQCHIP_SPLIT) {
+	if (vm->cfg->irqchip != IRQCHIP_USER) {
 		struct scmp_arg_cmp c[2] = {
 			SCMP_A0(SCMP_CMP_EQ, vm->vm_fd),
 			SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffu,
-				KVM_SIGNAL_MSI),
+				vm->cfg->irqchip == IRQCHIP_SPLIT ?
+				KVM_SIGNAL_MSI : KVM_IRQ_LINE),
 		};
 
 		jail_rule(ctx, SCMP_SYS(ioctl), 2, c);
@@ -330,6 +350,8 @@ static void jail_build_pit(const struct vm *vm)
 	}
 	jail_export(ctx, &jail.pit_prog);
 	jail.pit = true;
+	jail.pit_name = irqchip_isa_in_vmm(vm->cfg) ? "the PIT's" :
+			"the HPET's";
 }
 
 /*
@@ -343,10 +365,10 @@ static void jail_selftest_parse(const struct vm *vm)
 	if (!s || !*s)
 		return;
 	if (!strncmp(s, "pit:", 4)) {
-		if (!irqchip_isa_in_vmm(vm->cfg))
+		if (!vm_timer_thread(vm->cfg))
 			die(EXIT_USAGE, "IRQLAB_SECCOMP_SELFTEST: %s: the PIT's "
 			    "timer thread is irqlab's only with --irqchip="
-			    "user or split", s);
+			    "user or split (or --hpet=on, the HPET's)", s);
 		jail.selftest_pit = true;
 		s += 4;
 	}
@@ -356,7 +378,8 @@ static void jail_selftest_parse(const struct vm *vm)
 		    s);
 	warn("IRQLAB_SECCOMP_SELFTEST: %s calls %s (%d) with zero "
 	     "arguments once its filter is in",
-	     jail.selftest_pit ? "the PIT's timer thread" : "vCPU 0", s,
+	     !jail.selftest_pit ? "vCPU 0" : irqchip_isa_in_vmm(vm->cfg) ?
+	     "the PIT's timer thread" : "the HPET's timer thread", s,
 	     jail.selftest);
 }
 
@@ -387,7 +410,7 @@ void jail_prepare(struct vm *vm)
 	sigaction(SIGSYS, &sa, NULL);
 	for (i = 0; i < vm->nr_vcpus; i++)
 		jail_build(&vm->vcpus[i], &jail.prog[i]);
-	if (irqchip_isa_in_vmm(vm->cfg))
+	if (vm_timer_thread(vm->cfg))
 		jail_build_pit(vm);
 }
 
@@ -439,9 +462,9 @@ void jail_report(FILE *f)
 		__atomic_load_n(&jail.installed, __ATOMIC_RELAXED),
 		jail.nr_vcpus);
 	if (jail.pit)
-		fprintf(f, " seccomp: the PIT's timer thread may make %u system "
+		fprintf(f, " seccomp: %s timer thread may make %u system "
 			"calls (%u ioctl request%s); filter in: %s\n",
-			jail.pit_calls, jail.pit_ioctls,
+			jail.pit_name, jail.pit_calls, jail.pit_ioctls,
 			jail.pit_ioctls == 1 ? "" : "s",
 			__atomic_load_n(&jail.pit_installed, __ATOMIC_RELAXED) ?
 			"yes" : "no");

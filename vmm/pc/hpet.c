@@ -229,21 +229,33 @@ static void fire(struct hpet *h, unsigned n, uint64_t c)
 	t->from = c;
 }
 
-void hpet_timer_expired(struct hpet *h)
+/*
+ * Every match due by now.  The host timer's expiry calls it, and so does
+ * every register access first: a host timer running late (a loaded host)
+ * must not show the guest a comparator, a status or a line that stood
+ * still past its match, nor let a write land before a match that, by the
+ * counter, came first.
+ */
+static void catch_up(struct hpet *h)
 {
 	uint64_t c = hpet_counter(h);
 	unsigned n;
 
-	h->deadline = 0;
 	for (n = 0; n < HPET_TIMERS; n++)
 		if (reached(&h->t[n], c))
 			fire(h, n, c);
+}
+
+void hpet_timer_expired(struct hpet *h)
+{
+	h->deadline = 0;
+	catch_up(h);
 	arm(h);
 }
 
 /* ---- registers ---------------------------------------------------------- */
 
-static uint64_t cap_id(void)
+uint64_t hpet_cap_id(void)
 {
 	return HPET_PERIOD_FS << HPET_CAP_PERIOD_SHIFT |
 	       0x8086ull << HPET_CAP_VENDOR_SHIFT | HPET_CAP_LEG_RT |
@@ -284,7 +296,7 @@ static uint64_t reg_read(struct hpet *h, uint64_t reg)
 
 	switch (reg) {
 	case HPET_GCAP_ID:
-		return cap_id();
+		return hpet_cap_id();
 	case HPET_GEN_CONF:
 		return h->conf;
 	case HPET_GINTR_STA:
@@ -438,6 +450,8 @@ uint64_t hpet_bus_read(void *opaque, uint64_t off, unsigned size, int cpu)
 	(void)cpu;
 	if (!access_ok(h, off, size))
 		return ~0ull;
+	catch_up(h);
+	arm(h);
 	v = reg_read(h, off & ~7ull);
 	if (size == 4)
 		v = (off & 4) ? v >> 32 : v & LOW32;
@@ -452,6 +466,7 @@ void hpet_bus_write(void *opaque, uint64_t off, unsigned size, uint64_t val,
 	(void)cpu;
 	if (!access_ok(h, off, size))
 		return;
+	catch_up(h);
 	reg_write(h, off, size, size == 4 ? val & LOW32 : val);
 	arm(h);
 }

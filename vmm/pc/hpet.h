@@ -68,6 +68,8 @@ struct hpet {
 
 /* Reset: counter halted at 0, every timer disabled, comparators all ones */
 void hpet_init(struct hpet *h, const struct hpet_ops *ops, void *ctx);
+/* GCAP_ID (2.3.4): the ACPI table's Event Timer Block ID is its low half */
+uint64_t hpet_cap_id(void);
 /* The main counter now */
 uint64_t hpet_counter(struct hpet *h);
 /* The host timer fired: every match due is raised, the next is armed */
