@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
 """make conformance (guest-bench/conformance): boot the kernel with
-check=lapic,ioapic,pic,timer,ipi onfail=go under every configuration
+check=lapic,ioapic,pic,timer,ipi,hpet onfail=go under every configuration
 this host can run, and write one matrix: a row per check step, a column
 per configuration, each cell ok, FAILED, HOST or SKIPPED with its reason
 in a footnote (docs/CONFORMANCE.md, and a JSON file).
@@ -28,8 +28,8 @@ import time
 from . import (ROOT, arg_parser, boot, markdown, records, report, rigserver,
                serial)
 
-APPEND = 'check=lapic,ioapic,pic,timer,ipi onfail=go'
-CHECKS = ('ipi', 'timer', 'ioapic', 'pic', 'lapic')    # the kernel's order
+APPEND = 'check=lapic,ioapic,pic,timer,ipi,hpet onfail=go'
+CHECKS = ('ipi', 'timer', 'ioapic', 'pic', 'lapic', 'hpet')  # kernel's order
 CONFIGS = ['vmm-%s-%s' % (c, a) for c in ('user', 'split', 'kernel')
            for a in ('xapic', 'x2apic')]
 CONFIGS += ['qemu-tcg', 'qemu-kvm', 'bochs', 'bochs-xapic']
@@ -227,7 +227,7 @@ class Runner:
     def vmm(self, col):
         chip, apic = col.name.split('-')[1:]
         cmd = boot.vmm_cmd('%s apic=%s' % (APPEND, apic), cpus=2,
-                           irqchip=chip)
+                           irqchip=chip, args=['--hpet=on'])
         read_output(col, self.run(col, cmd, True))
 
     def qemu_tcg(self, col):
@@ -347,7 +347,8 @@ class Failed(Exception):
     pass
 
 
-WHAT = {'vmm-%s-%s' % (c, a): 'irqlab-vmm --irqchip=%s, apic=%s' % (c, a)
+WHAT = {'vmm-%s-%s' % (c, a): 'irqlab-vmm --irqchip=%s --hpet=on, apic=%s' %
+        (c, a)
         for c in ('user', 'split', 'kernel') for a in ('xapic', 'x2apic')}
 WHAT.update({'qemu-tcg': 'QEMU TCG, -cpu qemu64 (xAPIC), pc-testdev',
              'qemu-kvm': 'QEMU/KVM, kernel_irqchip=on, pc-testdev',

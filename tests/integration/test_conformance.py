@@ -1,6 +1,6 @@
 """make conformance's quick column (guest-bench/conformance,
 docs/CONFORMANCE.md): irqlab-vmm --irqchip=user in x2APIC mode, booted
-once with check=lapic,ioapic,pic,timer,ipi onfail=go (through the nested
+once with check=lapic,ioapic,pic,timer,ipi,hpet onfail=go (through the nested
 rig without /dev/kvm), must give ok on every step it has (or HOST where
 the host breaks a rule, with its evidence: harness.user_lapic_host()),
 and none may be missing; and a column from a serial log captured elsewhere (QEMU TCG's
@@ -41,23 +41,24 @@ def test_user_column(tmp_path):
         v['verdict'] == 'HOST' and k.startswith('lapic: ') and
         user_lapic_host(k[len('lapic: '):], v['detail']))}
     assert not bad, bad
-    # every check gave its steps: 13 + 37-odd lapic, 20 ioapic, 4 pit,
-    # 20 pic, 5 timer (TSC-deadline offered), 1 ipi
-    for check, least in (('lapic', 40), ('ioapic', 20), ('pit', 4),
-                         ('pic', 20), ('timer', 6), ('ipi', 1)):
+    # every check gave its steps: 13 + 37-odd lapic, 22 ioapic, 4 pit,
+    # 20 pic, 5 timer (TSC-deadline offered), 1 ipi, 7 hpet (--hpet=on)
+    for check, least in (('lapic', 40), ('ioapic', 22), ('pit', 4),
+                         ('pic', 20), ('timer', 6), ('ipi', 1), ('hpet', 7)):
         n = sum(1 for k in cells if k.startswith(check + ': '))
         assert n >= least, '%s: %d steps, want %d or more' % (check, n,
                                                               least)
     md = (out / 'conformance.md').read_text()
-    assert '| vmm-user-x2apic | irqlab-vmm --irqchip=user, apic=x2apic |' \
-        in md
+    assert ('| vmm-user-x2apic | irqlab-vmm --irqchip=user --hpet=on, '
+            'apic=x2apic |') in md
 
 
 @pytest.mark.qemu
 def test_log_column(boot, tmp_path):
     r = boot.run('tcg-conformance', [
         QEMU, '-accel', 'tcg', '-smp', '2', '-m', '128', '-kernel',
-        KERNEL32, '-append', 'check=lapic,ioapic,pic,timer,ipi onfail=go',
+        KERNEL32, '-append',
+        'check=lapic,ioapic,pic,timer,ipi,hpet onfail=go',
         '-device', 'pc-testdev', '-device',
         'isa-debug-exit,iobase=0xf4,iosize=0x04', '-serial', 'stdio',
         '-display', 'none', '-no-reboot', '-nodefaults'], 180)
