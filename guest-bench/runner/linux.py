@@ -353,6 +353,7 @@ class Row:
         self.exits_how = ''
         self.irq = {}               # cpu -> {loc, res, cal} deltas
         self.clocksource = None
+        self.clockevent = None      # CPU 0's/the broadcast device
         self.cpus = None
         self.last_line = ''
 
@@ -377,6 +378,7 @@ def take_guest(row, res, smp):
     row.init_s = run.init_s
     row.cpus = run.cpus
     row.clocksource = run.clocksource
+    row.clockevent = run.clockevent
     for t in sorted({1, smp}):
         w = run.wake(t)
         if w:

@@ -75,6 +75,7 @@ class Cell:
         self.init_s = None
         self.cpus = None
         self.clocksource = None
+        self.clockevent = None
         self.x2apic = None
         self.apic_routing = None
         self.tsc_mhz = None
@@ -136,6 +137,7 @@ def judge(cell, run, res, grow):
         cell.init_s = b.num('uptime_s')
         cell.cpus = b.num('cpus')
         cell.clocksource = b.get('clocksource')
+        cell.clockevent = run.clockevent
         cell.x2apic = b.num('x2apic')
         cell.apic_routing = b.get('apic')
         cell.tsc_mhz = b.get('tsc_mhz')
@@ -225,10 +227,12 @@ def matrix(a):
             c.name, c.state, time.monotonic() - t0,
             ': ' + '; '.join(c.why) if c.why else ''))
     head = ['irqchip', 'vCPUs', 'APIC', 'irqlab-vmm', 'Linux mode (its log)',
-            'clocksource', '/init s', 'LOC/RES/CAL per CPU at the end',
+            'clocksource', 'clockevent/broadcast', '/init s',
+            'LOC/RES/CAL per CPU at the end',
             'ICR exits', 'exits', 'status', 'state']
     rows = [[c.irqchip, c.smp, c.apic, ' '.join(c.vmm_args) or 'default',
-             mode_text(c), c.clocksource or '-', fmt(c.init_s),
+             mode_text(c), c.clocksource or '-', c.clockevent or '-',
+             fmt(c.init_s),
              irq_text(c), icr_text(c),
              c.exits if c.exits is not None else '-',
              c.status, c.state + (' (second boot)' if c.rig_fault else '')]

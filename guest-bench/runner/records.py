@@ -255,6 +255,15 @@ class LinuxRun:
     def clocksource(self):
         return self.boot.get('clocksource') if self.boot else None
 
+    @property
+    def clockevent(self):
+        """CPU 0's clock event device, and the broadcast one after a /
+        (lapic-deadline/None), or None"""
+        if not self.boot or self.boot.get('clockevent') is None:
+            return None
+        return '%s/%s' % (self.boot['clockevent'],
+                          self.boot.get('broadcast', 'na'))
+
     def wake(self, threads):
         """The first @linux_wake whose summary has @threads threads (a
         WakeSummary, with .n and .status added), or None."""

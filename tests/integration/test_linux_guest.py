@@ -85,8 +85,9 @@ def test_qemu_tcg(boot, guest, cpus):
     r = boot.run('qemu-tcg-%d' % cpus, argv, 300, strip_cr=True)
     run = check_guest(r, cpus)
     harness.note('linux guest, QEMU TCG, %d vCPUs: /init at %.2f s, '
-                 'futex wake -t 1 %.4f ms, clocksource %s' % (
-                     cpus, run.init_s, run.wake(1).ms, run.clocksource))
+                 'futex wake -t 1 %.4f ms, clocksource %s, clockevent %s' % (
+                     cpus, run.init_s, run.wake(1).ms, run.clocksource,
+                     run.clockevent))
 
 
 def vmm_loader_missing():
