@@ -28,6 +28,7 @@
 #include "boot/acpi_boot.h"
 #include "dev/ioapic.h"
 #include "dev/lapic.h"
+#include "dev/pic.h"
 #include "hpet_check.h"
 #include "hw/hpet.h"
 #include "hw/ioapic.h"
@@ -252,6 +253,10 @@ void hpet_check(void)
 	idt_set_handler(VEC_EDGE, edge_handler);
 	idt_set_handler(VEC_LEVEL, level_handler);
 	idt_set_handler(VEC_LEGACY, legacy_handler);
+	/* the check listens on the IOAPIC alone: the 8259's lines masked,
+	 * as firmware may have left the 8254 on IRQ0 (SeaBIOS under
+	 * QEMU/KVM did: vector 0x20 through LINT0's ExtINT) */
+	pic_mask_all();
 	wr(HPET_GEN_CONF, 0);
 	wr(HPET_MAIN_CNT, 0);
 	wr(HPET_GEN_CONF, HPET_CONF_ENABLE);
