@@ -82,6 +82,7 @@ const char *calib_source_name(enum calib_source s)
 		[CALIB_SRC_PIT] = "pit",
 		[CALIB_SRC_PMTIMER] = "pmtimer",
 		[CALIB_SRC_RDTSC] = "rdtsc",
+		[CALIB_SRC_HPET] = "hpet",
 	};
 
 	return (unsigned)s < CALIB_NR_SRC ? names[s] : "none";

@@ -35,6 +35,8 @@ static int measure(const struct calib_clock *clk, enum calib_source ref,
 {
 	if (ref == CALIB_SRC_PIT)
 		return calib_pit(clk, window_us, tsc, lapic);
+	if (ref == CALIB_SRC_HPET)
+		return calib_hpet(clk, window_us, tsc, lapic);
 	return calib_pmtimer(clk, window_us, tsc, lapic);
 }
 
@@ -69,7 +71,8 @@ static int fit_start(struct calib_fit *f, enum calib_source ref)
 		.max_us = f->max_us ? f->max_us : CALIB_MAX_WINDOW_US,
 		.target_ppm = f->target_ppm ? f->target_ppm : CALIB_TARGET_PPM,
 	};
-	if (ref != CALIB_SRC_PIT && ref != CALIB_SRC_PMTIMER)
+	if (ref != CALIB_SRC_PIT && ref != CALIB_SRC_PMTIMER &&
+	    ref != CALIB_SRC_HPET)
 		return CALIB_EINVAL;
 	if (f->max_us > CALIB_MAX_WINDOW_US || f->start_us > f->max_us)
 		return CALIB_EINVAL;
@@ -99,6 +102,7 @@ int calib_fit(const struct calib_clock *clk, enum calib_source ref,
 		at_w++;
 		f->polls += t.polls;
 		f->pio += t.pio;
+		f->mmio += t.mmio;
 		f->apic += l ? a.apic : 0;
 		if (!t.hz && e == CALIB_ESLOW && w < f->max_us) {
 			/* the window ran out before its first poll: on this

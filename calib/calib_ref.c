@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
- * The polled references: PIT channel 2 and the ACPI PM timer.  Each
+ * The polled references: PIT channel 2, the ACPI PM timer and the HPET's
+ * main counter.  Each
  * measures the TSC against the reference and, on request, the APIC timer
  * against the TSC in the same window.  Every port access goes through
- * clk->inp/outp and is counted.
+ * clk->inp/outp and every HPET read through clk->hpet_read, and each is
+ * counted.
  *
  * The TSC is the stopwatch: each event (the PIT count loaded, OUT2 seen
  * high, a PM timer or APIC read) is bracketed by TSC reads, and the
@@ -51,7 +53,7 @@ static int prepare(const struct calib_clock *clk, uint32_t *window_us,
 		return CALIB_EINVAL;
 	if (!*window_us)
 		*window_us = CALIB_WINDOW_US;
-	if (!clk->rdtsc || !clk->inp)
+	if (!clk->rdtsc || (src != CALIB_SRC_HPET && !clk->inp))
 		return CALIB_ENODEV;
 	if (lapic && (!clk->lapic_arm || !clk->lapic_read))
 		return CALIB_ENODEV;
@@ -308,4 +310,76 @@ int calib_lapic_pmtimer(const struct calib_clock *clk, uint32_t window_us,
 	struct calib_result tsc;
 
 	return calib_pmtimer(clk, window_us, &tsc, out);
+}
+
+/*
+ * The HPET (IA-PC HPET 1.0a): a 64-bit up-counter (2.3.7) at GCAP_ID's
+ * COUNTER_CLK_PERIOD femtoseconds (2.3.4), read with one 64-bit MMIO
+ * load.  Polled as the PM timer is: read, then poll until the window's
+ * ticks passed; each value read is good to one tick, and each read
+ * happened inside its TSC bracket.  The kernel enables the counter.
+ */
+static uint64_t hpet_read(const struct calib_clock *clk,
+			  struct calib_result *r)
+{
+	r->mmio++;
+	return clk->hpet_read(clk->ctx);
+}
+
+int calib_hpet(const struct calib_clock *clk, uint32_t window_us,
+	       struct calib_result *tsc, struct calib_result *lapic)
+{
+	struct calib_stamp s, e, l0, l1;
+	uint64_t p0, v, need, hz, t_prev;
+	uint32_t limit, c0 = 0, c1 = 0;
+	int err;
+
+	err = prepare(clk, &window_us, tsc, lapic, CALIB_SRC_HPET);
+	if (err)
+		return err;
+	/* 2.3.4: a period of 0 or above 100 ns (10^8 fs) is not an HPET */
+	if (!clk->hpet_read || !clk->hpet_period_fs ||
+	    clk->hpet_period_fs > 100000000u)
+		return CALIB_ENODEV;
+	hz = (1000000000000000ull + clk->hpet_period_fs / 2) /
+	     clk->hpet_period_fs;
+	need = calib_muldiv(window_us, hz, US_PER_S) + 1;
+
+	if (lapic) {
+		clk->lapic_arm(clk->ctx, 0xffffffffu);
+		lapic->apic++;
+	}
+	s.before = calib_tsc(clk);
+	p0 = hpet_read(clk, tsc);
+	s.after = calib_tsc(clk);
+	if (lapic)
+		lapic_sample(clk, lapic, &l0, &c0);
+	t_prev = calib_tsc(clk);
+
+	limit = calib_max_polls(window_us);
+	for (;;) {
+		v = hpet_read(clk, tsc);
+		e.after = calib_tsc(clk);
+		tsc->polls++;
+		if (v - p0 >= need)
+			break;
+		t_prev = e.after;
+		if (tsc->polls >= limit) {
+			err = CALIB_ESTUCK;	/* the counter does not count */
+			goto out;
+		}
+	}
+	e.before = t_prev;
+	if (lapic)
+		lapic_sample(clk, lapic, &l1, &c1);
+	err = tsc_result(tsc, &s, &e, v - p0, hz);
+	if (!err && lapic)
+		err = lapic_result(lapic, tsc, &l0, c0, &l1, c1);
+out:
+	lapic_stop(clk, lapic);
+	if (lapic) {
+		lapic->polls = tsc->polls;
+		lapic->mmio = tsc->mmio;
+	}
+	return err;
 }

@@ -71,6 +71,7 @@ enum calib_source {
 	CALIB_SRC_PIT,		/* 8254 channel 2, one-shot, polled */
 	CALIB_SRC_PMTIMER,	/* ACPI PM timer, polled */
 	CALIB_SRC_RDTSC,	/* the APIC timer against a known TSC */
+	CALIB_SRC_HPET,		/* the HPET's main counter, polled (MMIO) */
 	CALIB_NR_SRC
 };
 
@@ -99,6 +100,14 @@ struct calib_clock {
 	/* the PM timer's port (FADT PM_TMR_BLK), 0 if none; 32-bit counter */
 	uint16_t pm_port;
 	int pm_32bit;
+	/*
+	 * The HPET's main counter, running (IA-PC HPET 1.0a 2.3.7), read
+	 * as 64 bits; NULL if none.  Its period in femtoseconds (GCAP_ID,
+	 * 2.3.4: at most 100 ns).  A read is an MMIO access, counted in
+	 * calib_result.mmio.
+	 */
+	uint64_t (*hpet_read)(void *ctx);
+	uint32_t hpet_period_fs;
 };
 
 /* What the CPUID frequency leaves say. */
@@ -126,6 +135,7 @@ struct calib_result {
 	uint64_t ticks;			/* the clock's ticks in that interval */
 	uint32_t polls;			/* reference reads in the wait loop */
 	uint32_t pio;			/* port accesses, setup included */
+	uint32_t mmio;			/* HPET reads */
 	uint32_t apic;			/* APIC timer ops (arm, reads, stop) */
 	uint32_t spins;			/* RDTSC loop iterations */
 };
@@ -171,6 +181,12 @@ int calib_tsc_pmtimer(const struct calib_clock *clk, uint32_t window_us,
 		      struct calib_result *out);
 int calib_lapic_pmtimer(const struct calib_clock *clk, uint32_t window_us,
 			struct calib_result *out);
+/*
+ * The HPET's main counter as the reference, polled as the PM timer is:
+ * the TSC (and, with @lapic, the APIC timer) against GCAP_ID's period.
+ */
+int calib_hpet(const struct calib_clock *clk, uint32_t window_us,
+	       struct calib_result *tsc, struct calib_result *lapic);
 
 /*
  * A polled reference whose window its error bound drives.  The inputs
@@ -187,12 +203,13 @@ struct calib_fit {
 	uint64_t bound_ppm;	/* the kept result's: the APIC timer's if
 				   measured, else the TSC's */
 	int met;		/* bound_ppm <= target_ppm */
-	uint32_t polls, pio, apic;	/* summed over every measurement */
+	uint32_t polls, pio, apic, mmio;	/* summed over every
+						   measurement */
 };
 
 /*
  * Measure the TSC (and the APIC timer, if @lapic is not NULL) against
- * @ref (CALIB_SRC_PIT or CALIB_SRC_PMTIMER), starting at @f->start_us and
+ * @ref (CALIB_SRC_PIT, CALIB_SRC_PMTIMER or CALIB_SRC_HPET), starting at @f->start_us and
  * widening the window until the bound is within @f->target_ppm or the
  * window is @f->max_us (docs/CALIB.md).  Keeps the tightest result.
  * Returns what the kept measurement returned (nonzero with @tsc->hz set:

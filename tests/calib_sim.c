@@ -209,6 +209,21 @@ static uint32_t sim_inp(void *ctx, uint16_t port, unsigned size)
 	return size == 4 ? 0xffffffffu : (1u << (8 * size)) - 1;
 }
 
+/* The HPET's main counter: a 64-bit load, an MMIO access as slow as a
+ * port's (both exit to the VMM) */
+static uint64_t sim_hpet_read(void *ctx)
+{
+	uint64_t at = port_op();
+
+	(void)ctx;
+	sim.mmio++;
+	if (sim.hpet_stuck)
+		return sim.hpet_offset;
+	/* ps to fs: x 1000 */
+	return sim.hpet_offset +
+	       (uint64_t)((unsigned __int128)at * 1000 / sim.hpet_period_fs);
+}
+
 /* 8254 writes: only what channel 2 in mode 0 needs (8254 data sheet). */
 static void sim_outp(void *ctx, uint16_t port, unsigned size, uint32_t val)
 {
@@ -256,5 +271,7 @@ struct calib_clock sim_clock(void)
 		.lapic_read = sim_lapic_read,
 		.pm_port = SIM_PM_PORT,
 		.pm_32bit = sim.pm_32bit,
+		.hpet_read = sim.hpet_period_fs ? sim_hpet_read : NULL,
+		.hpet_period_fs = sim.hpet_period_fs,
 	};
 }

@@ -63,6 +63,10 @@ struct calib_sim {
 	bool pm_absent, pm_stuck;
 	bool pm_32bit;			/* a 32-bit counter (TMR_VAL_EXT) */
 	uint32_t pm_offset;		/* counter value at time 0 */
+	uint32_t hpet_period_fs;	/* the HPET's; 0: none */
+	bool hpet_stuck;
+	uint64_t hpet_offset;		/* its counter at time 0 */
+	unsigned mmio;			/* HPET reads */
 
 	struct sim_leaf leaves[SIM_MAX_LEAVES];
 	unsigned nleaves;

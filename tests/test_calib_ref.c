@@ -264,3 +264,71 @@ Test(calib_pm, no_port)
 	cr_assert_eq(calib_lapic_pmtimer(&clk, 0, &r), CALIB_ENODEV);
 	cr_assert_eq(sim.pio, 0);
 }
+
+/* ---- the HPET's main counter (IA-PC HPET 1.0a 2.3.4, 2.3.7) ---- */
+
+TestSuite(calib_hpet, .init = setup);
+
+Test(calib_hpet, tsc_and_lapic_within_bound)
+{
+	/* irqlab's and QEMU's 10 ns, and a chipset's 14.31818 MHz */
+	static const uint32_t periods[] = { 10000000u, 69841279u };
+	unsigned i, k;
+
+	for (i = 0; i < N(periods); i++)
+	for (k = 0; k < N(port_costs); k++) {
+		struct calib_result tsc, lapic;
+		struct calib_clock clk;
+
+		sim_reset();
+		sim.seed += i * 7 + k;
+		sim.hpet_period_fs = periods[i];
+		sim.hpet_offset = 0xfffffffffff00000ull;	/* wraps 2^64 */
+		sim.cost_port = port_costs[k];
+		sim.jitter = port_costs[k] / 2;
+		clk = sim_clock();
+		cr_assert_eq(calib_hpet(&clk, 0, &tsc, &lapic), 0);
+		cr_assert_eq(tsc.source, CALIB_SRC_HPET);
+		check_within(&tsc, sim.tsc_hz, "tsc");
+		check_within(&lapic, sim.apic_hz, "lapic");
+		cr_assert_eq(tsc.mmio, 1 + tsc.polls, "one start read");
+		cr_assert_eq(sim.mmio, tsc.mmio);
+		cr_assert_eq(tsc.pio, 0, "no port I/O");
+		cr_assert_eq(sim.pio, 0);
+		cr_assert_eq(lapic.apic, 4);
+		cr_assert_geq(tsc.window_ns, 1000000);
+	}
+}
+
+Test(calib_hpet, absent_stuck_or_not_an_hpet)
+{
+	struct calib_result r;
+	struct calib_clock clk;
+
+	clk = sim_clock();		/* sim_reset(): no HPET */
+	cr_assert_eq(calib_hpet(&clk, 1000, &r, NULL), CALIB_ENODEV);
+	sim.hpet_period_fs = 100000001u;	/* 2.3.4: <= 100 ns */
+	clk = sim_clock();
+	cr_assert_eq(calib_hpet(&clk, 1000, &r, NULL), CALIB_ENODEV);
+	sim.hpet_period_fs = 10000000u;
+	sim.hpet_stuck = true;		/* ENABLE_CNF clear: it never counts */
+	clk = sim_clock();
+	cr_assert_eq(calib_hpet(&clk, 1000, &r, NULL), CALIB_ESTUCK);
+	cr_assert_eq(r.hz, 0);
+}
+
+Test(calib_hpet, calib_fit_takes_it_as_a_reference)
+{
+	struct calib_fit f = { 0 };
+	struct calib_result tsc, lapic;
+	struct calib_clock clk;
+
+	sim.hpet_period_fs = 10000000u;
+	clk = sim_clock();
+	cr_assert_eq(calib_fit(&clk, CALIB_SRC_HPET, &f, &tsc, &lapic), 0);
+	cr_assert_eq(tsc.source, CALIB_SRC_HPET);
+	check_within(&tsc, sim.tsc_hz, "tsc");
+	cr_assert(f.met);
+	cr_assert_eq(f.mmio, sim.mmio);
+	cr_assert_eq(f.pio, 0);
+}

@@ -15,6 +15,8 @@ noise falls on all of them alike:
            LAPIC and PIT: the calibration's accesses stay in the kernel)
     pmtimer, pmtimer-kernel    --cpuid-freq=off -a calib=pmtimer, user and
            kernel irqchip (the PM timer is irqlab's in both)
+    hpet, hpet-kernel    --cpuid-freq=off --hpet=on -a calib=hpet, user
+           and kernel irqchip (the HPET is irqlab's in both; MMIO reads)
 
 (-c picks some of them; cpuid always runs, as the TSC's truth),
 
@@ -77,6 +79,9 @@ IRQLAB = {
     'pmtimer': ['--cpuid-freq=off', '-a', 'calib=pmtimer'],
     'pmtimer-kernel': ['--irqchip=kernel', '--cpuid-freq=off', '-a',
                        'calib=pmtimer'],
+    'hpet': ['--cpuid-freq=off', '--hpet=on', '-a', 'calib=hpet'],
+    'hpet-kernel': ['--irqchip=kernel', '--cpuid-freq=off', '--hpet=on',
+                    '-a', 'calib=hpet'],
 }
 # -cpu flags on the probed model (scripts/qemu-kvm-cpu --with)
 QEMU_FLAGS = {
@@ -186,7 +191,7 @@ def analyse(runs, tsc_true):
         if tsc_true:
             s['tsc_err_ppm'] = summary([ppm(int(x['tsc_khz']), tsc_true)
                                         for x in c])
-        for k in ('exits', 'pio_exits', 'apic_exits'):
+        for k in ('exits', 'pio_exits', 'apic_exits', 'mmio_exits'):
             vals = [x.get(k) for x in c]
             if vals and all(v not in (None, 'na') for v in vals):
                 s['calib_' + k] = summary([int(v) for v in vals])
@@ -219,9 +224,11 @@ def table(res):
              lambda s: fmt(s, 'calib_exits', '%d')),
             ('  of which port I/O', lambda s: fmt(s, 'calib_pio_exits', '%d')),
             ('  of which APIC', lambda s: fmt(s, 'calib_apic_exits', '%d')),
+            ('  of which MMIO (the HPET; xAPIC registers)',
+             lambda s: fmt(s, 'calib_mmio_exits', '%d')),
             ('kernel port accesses in calib',
              lambda s: fmt(s, 'kernel_pio', '%d')),
-            ('PIT polls', lambda s: fmt(s, 'polls', '%d')),
+            ('reference polls', lambda s: fmt(s, 'polls', '%d')),
             ('tries', lambda s: fmt(s, 'tries', '%d')),
             ('window widened', lambda s: fmt(s, 'widened', '%d')),
             ('bound met / missed / fixed', lambda s: '%d / %d / %d' % (

@@ -5,7 +5,8 @@
  *
  * The sources, best first: the CPUID frequency leaves (no port I/O: the
  * APIC timer is then timed against the TSC with calib_lapic_rdtsc), PIT
- * channel 2, the ACPI PM timer.  Under irqlab-vmm the exit counters are
+ * channel 2, the ACPI PM timer; the HPET's main counter on request
+ * (calib=hpet, calib=all).  Under irqlab-vmm the exit counters are
  * read through the port protocol around the calibration alone, so the
  * record says what it cost in VM exits.  docs/CALIB.md has the details.
  */
@@ -16,6 +17,7 @@
 #include "calib.h"
 #include "calib_hw.h"
 #include "boot/cmdline.h"
+#include "hw/hpet.h"
 #include "hw/irqlab.h"
 #include "lib/kstring.h"
 #include "dev/lapic.h"
@@ -104,13 +106,58 @@ static void find_pm_timer(const struct mbinfo *mbi, struct calib_clock *clk)
 	clk->pm_32bit = acpi->pm_tmr_32bit;
 }
 
+/* ---- the HPET: its ACPI table's block (IA-PC HPET 1.0a 3.2.4) ---- */
+
+static volatile uint8_t *hpet;
+
+static uint64_t hw_hpet_read(void *ctx)
+{
+	(void)ctx;
+	return *(volatile uint64_t *)(hpet + HPET_MAIN_CNT);
+}
+
+/* Its counter runs for the calibration (2.3.5 ENABLE_CNF), and is left
+ * as it was after: hpet_stop() */
+static uint64_t hpet_conf;
+
+static void find_hpet(const struct mbinfo *mbi, struct calib_clock *clk)
+{
+	const struct acpi_info *acpi;
+	const char *from;
+	uint64_t cap;
+	int err;
+
+	acpi = acpi_boot(mbi, &err, &from);
+	if (!acpi || !acpi->hpet_addr || acpi->hpet_addr >= 0x100000000ull)
+		return;			/* none, or above the identity map */
+	hpet = (volatile uint8_t *)(uintptr_t)acpi->hpet_addr;
+	cap = *(volatile uint64_t *)(hpet + HPET_GCAP_ID);
+	if (cap == ~0ull) {
+		hpet = NULL;		/* nothing answers there */
+		return;
+	}
+	hpet_conf = *(volatile uint64_t *)(hpet + HPET_GEN_CONF);
+	*(volatile uint64_t *)(hpet + HPET_GEN_CONF) =
+		hpet_conf | HPET_CONF_ENABLE;
+	clk->hpet_read = hw_hpet_read;
+	clk->hpet_period_fs = (uint32_t)(cap >> HPET_CAP_PERIOD_SHIFT);
+}
+
+static void hpet_stop(void)
+{
+	if (hpet)
+		*(volatile uint64_t *)(hpet + HPET_GEN_CONF) = hpet_conf;
+}
+
 /* ---- methods ---- */
 
-enum method { M_CPUID, M_CPUID15, M_CPUID16, M_HV, M_PIT, M_PMTIMER };
+enum method { M_CPUID, M_CPUID15, M_CPUID16, M_HV, M_PIT, M_PMTIMER,
+	      M_HPET };
 
 static const char *const method_names[] = {
 	[M_CPUID] = "cpuid", [M_CPUID15] = "cpuid15", [M_CPUID16] = "cpuid16",
 	[M_HV] = "hv", [M_PIT] = "pit", [M_PMTIMER] = "pmtimer",
+	[M_HPET] = "hpet",
 };
 
 /* The windows asked: calib_us= (the first), calib_max_us= (the widest). */
@@ -122,7 +169,7 @@ struct window {
 struct outcome {
 	enum calib_source source;	/* of the TSC frequency; NONE: failed */
 	uint64_t tsc_hz, tsc_err, lapic_hz, lapic_err, bus_hz, window_ns;
-	uint32_t polls, pio, apic, tries, spins, widened, target_ppm;
+	uint32_t polls, pio, apic, mmio, tries, spins, widened, target_ppm;
 	const char *bound;		/* met, missed, fixed (CPUID), none */
 	struct calib_fit fit;		/* a polled reference's */
 	char failed[96];		/* "stage:error,..." */
@@ -214,10 +261,16 @@ static void run_ref(const struct calib_clock *clk, enum method m,
 	struct calib_result tsc, lapic;
 	int err;
 
-	err = calib_fit(clk, m == M_PIT ? CALIB_SRC_PIT : CALIB_SRC_PMTIMER,
-			&f, &tsc, clk->lapic_arm ? &lapic : NULL);
+	static const enum calib_source ref[] = {
+		[M_PIT] = CALIB_SRC_PIT, [M_PMTIMER] = CALIB_SRC_PMTIMER,
+		[M_HPET] = CALIB_SRC_HPET,
+	};
+
+	err = calib_fit(clk, ref[m], &f, &tsc,
+			clk->lapic_arm ? &lapic : NULL);
 	o->polls += f.polls;
 	o->pio += f.pio;
+	o->mmio += f.mmio;
 	o->apic += f.apic;
 	o->tries += f.tries;
 	if (!tsc.hz) {
@@ -241,7 +294,7 @@ static void run_ref(const struct calib_clock *clk, enum method m,
 static void run(const struct calib_clock *clk, enum method m,
 		const struct window *win, struct outcome *o)
 {
-	if (m == M_PIT || m == M_PMTIMER)
+	if (m == M_PIT || m == M_PMTIMER || m == M_HPET)
 		run_ref(clk, m, win, o);
 	else
 		run_cpuid(clk, m, win, o);
@@ -269,11 +322,12 @@ static void print(const struct outcome *o, const struct window *win,
 		  int have, const struct irqlab_snapshot *s0,
 		  const struct irqlab_snapshot *s1, uint64_t ticks, int use)
 {
-	char e[3][24];
+	char e[4][24];
 
 	kprintf("@calib source=%s tsc_khz=%lu lapic_khz=%lu window_us=%lu "
 		"took_us=%lu polls=%u exits=%s pio_exits=%s apic_exits=%s "
-		"pio=%u apic=%u tsc_err_ppm=%lu lapic_err_ppm=%lu "
+		"mmio_exits=%s pio=%u apic=%u mmio=%u tsc_err_ppm=%lu "
+		"lapic_err_ppm=%lu "
 		"cpuid_bus_khz=%lu use=%d tries=%u spins=%u start_us=%u "
 		"max_us=%u widened=%u target_ppm=%u bound=%s%s%s\n",
 		calib_source_name(o->source), khz(o->tsc_hz),
@@ -283,7 +337,8 @@ static void print(const struct outcome *o, const struct window *win,
 		exits(e[0], sizeof(e[0]), have, s0, s1, IRQLAB_CNT_TOTAL),
 		exits(e[1], sizeof(e[1]), have, s0, s1, IRQLAB_CNT_PIO),
 		exits(e[2], sizeof(e[2]), have, s0, s1, IRQLAB_CNT_APIC),
-		o->pio, o->apic, calib_ppm(o->tsc_err, o->tsc_hz),
+		exits(e[3], sizeof(e[3]), have, s0, s1, IRQLAB_CNT_MMIO),
+		o->pio, o->apic, o->mmio, calib_ppm(o->tsc_err, o->tsc_hz),
 		calib_ppm(o->lapic_err, o->lapic_hz), khz(o->bus_hz), use,
 		o->tries, o->spins, win->start_us, win->max_us, o->widened,
 		o->target_ppm,
@@ -346,7 +401,7 @@ void calib_boot(const struct mbinfo *mbi)
 {
 	static const enum method autos[] = { M_CPUID, M_PIT, M_PMTIMER };
 	static const enum method every[] = {
-		M_CPUID15, M_CPUID16, M_HV, M_PIT, M_PMTIMER,
+		M_CPUID15, M_CPUID16, M_HV, M_PIT, M_PMTIMER, M_HPET,
 	};
 	struct calib_clock clk = {
 		.cpuid = hw_cpuid, .rdtsc = hw_rdtsc,
@@ -367,6 +422,8 @@ void calib_boot(const struct mbinfo *mbi)
 		clk.lapic_arm ? "local APIC" : "no local APIC",
 		clk.pm_port ? "at port " : "none, ", clk.pm_port, win.start_us,
 		win.max_us);
+	if (want && (!strcmp(want, "hpet") || !strcmp(want, "all")))
+		find_hpet(mbi, &clk);	/* only asked: MMIO exits otherwise */
 
 	pv_phase(IRQLAB_PHASE_CALIB);
 	if (!want || !strcmp(want, "auto")) {
@@ -381,7 +438,7 @@ void calib_boot(const struct mbinfo *mbi)
 				break;
 		if (i == sizeof(method_names) / sizeof(method_names[0])) {
 			kprintf("calib: unknown calib=%s (auto, cpuid, pit, "
-				"pmtimer, all): using auto\n", want);
+				"pmtimer, hpet, all): using auto\n", want);
 			group(&clk, autos, 3, &win, &chosen);
 		} else {
 			enum method m = i;
@@ -389,5 +446,6 @@ void calib_boot(const struct mbinfo *mbi)
 			group(&clk, &m, 1, &win, &chosen);
 		}
 	}
+	hpet_stop();
 	pv_phase(IRQLAB_PHASE_EARLY);
 }
