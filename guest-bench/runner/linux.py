@@ -599,7 +599,7 @@ def fmt_s(v):
 def table(rows, smp):
     head = ['row', 'wake -t 1 ms', 'wake -t %d ms' % smp, '/init (guest s)',
             '/init (host s)', 'VM wall s', 'exits', 'LOC/RES/CAL per CPU',
-            'state']
+            'clocksource', 'clockevent/broadcast', 'state']
     out = [head]
     for r in rows:
         irq = ' '.join('%s/%s/%s' % (d['loc'], d['res'], d['cal'])
@@ -607,7 +607,8 @@ def table(rows, smp):
         out.append([r.name, fmt_wake(r.wake.get(1)),
                     fmt_wake(r.wake.get(smp)) if smp != 1 else '-',
                     fmt_s(r.init_s), fmt_s(r.host_init_s), fmt_s(r.wall_s),
-                    '-' if r.exits is None else str(r.exits), irq, r.state])
+                    '-' if r.exits is None else str(r.exits), irq,
+                    r.clocksource or '-', r.clockevent or '-', r.state])
     w = [max(len(x[i]) for x in out) for i in range(len(head))]
     lines = ['| ' + ' | '.join(c.ljust(w[i]) for i, c in enumerate(x)) +
              ' |' for x in out]
@@ -631,11 +632,17 @@ def report_md(rows, smp, kernel, kind, why):
     return '\n'.join(out) + '\n'
 
 
-def publish(rows, smp, kernel, kind, why, rig):
-    """docs/results/HOST-DATE-linux.md, listed in docs/LINUX.md."""
+def publish(rows, smp, kernel, kind, why, rig, hpet=False):
+    """docs/results/HOST-DATE-linux.md (-linuxhpet.md with --hpet),
+    listed in docs/LINUX.md."""
+    md = report_md(rows, smp, kernel, kind, why)
+    if hpet:
+        md = ('Every irqlab-vmm row with `--hpet=on`; QEMU\'s `pc` machine '
+              'has its HPET by default.\n\n' + md)
     path = markdown.publish_run(
-        report_md(rows, smp, kernel, kind, why), markdown.host_kind(rig=rig),
-        'docs/LINUX.md', 'make bench-linux', '-linux', 'linux-results')
+        md, markdown.host_kind(rig=rig), 'docs/LINUX.md',
+        'make bench-linux' + (" LINUX_BENCH_ARGS=--hpet" if hpet else ''),
+        '-linuxhpet' if hpet else '-linux', 'linux-results')
     say('linux-bench: wrote %s' % rel(path))
 
 
@@ -659,6 +666,11 @@ def parse_args(argv):
     p.add_argument('--vmm-args', default='',
                    help='more irqlab-vmm options, blank-separated '
                    '(e.g. --kvm-pv=on)')
+    p.add_argument('--hpet', action='store_true',
+                   help='every irqlab-vmm row with --hpet=on (QEMU has its '
+                   'HPET anyway): which clocksource and clockevent Linux '
+                   'picks beside an HPET; a full run is published as '
+                   'HOST-DATE-linuxhpet.md')
     p.add_argument('--matrix', action='store_true',
                    help='the boot matrix (runner/linuxmatrix.py)')
     p.add_argument('--matrix-cpus', default='2,4', metavar='LIST',
@@ -703,6 +715,8 @@ def parse_args(argv):
     if any(not 1 <= n <= 8 for n in a.matrix_cpus + [a.profile_cpus]):
         p.error('--matrix-cpus, --profile-cpus: 1 to 8')
     a.full = a.rows == ','.join(ROWS) and a.smp == 2 and not a.vmm_args
+    if a.hpet:
+        a.vmm_args.append('--hpet=on')
     a.matrix_full = (a.matrix_cpus, a.matrix_irqchips, a.matrix_apics) == \
         ([2, 4], ['user', 'split', 'kernel'], ['xapic', 'x2apic']) and \
         not a.vmm_args
@@ -767,7 +781,8 @@ def main(argv=None):
                    'rows': [r.as_dict() for r in rows]}, f, indent=1)
     say('linux-bench: %s' % rel(RESULTS))
     if a.full and not a.no_doc:
-        publish(rows, a.smp, kernel, kind, why, irqlab_how(a) == 'nested')
+        publish(rows, a.smp, kernel, kind, why, irqlab_how(a) == 'nested',
+                a.hpet)
     # QEMU/KVM not booting is what a kvm_pvm host does: reported, not a
     # failure; any other row that could run and did not is one
     return 1 if any(r.state == 'failed' or (r.state == 'did-not-boot' and
