@@ -17,6 +17,7 @@
 #define VEC_PIC_CHECK		0x30	/* pic_check.c: the PIC's 16 vectors */
 #define VEC_PIC_CHECK_KICK	0xe3	/* pic_check.c: a self IPI */
 #define VEC_LAPIC_CHECK_DEST	0xe8	/* lapic_check_dest.c */
+#define VEC_LAPIC_CHECK_OLD	0xe9	/* lapic_check_base.c: the old base */
 #define IPI_VEC_BCAST	0x80	/* ipi_check.c storm: 0x80 + the broadcaster */
 #define VEC_STORM_TIMER	0xe4	/* ipi_check.c storm: the LAPIC timer, A */
 #define VEC_STORM_TIMER_B	0xe5	/* ... and B, the vector it moves to */
