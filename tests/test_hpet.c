@@ -19,6 +19,7 @@ static struct {
 	unsigned gsi_edges[24];	/* rising edges */
 	unsigned isa_edges[16];
 	int legacy;		/* -1: never told */
+	uint64_t slow_ns;	/* a raise takes this long (a slow host) */
 } f;
 
 static struct hpet h;
@@ -43,6 +44,7 @@ static void fake_isa(void *ctx, unsigned irq, int level)
 	cr_assert_lt(irq, 16);
 	f.isa_edges[irq] += level && !f.isa[irq];
 	f.isa[irq] = level;
+	f.now += level ? f.slow_ns : 0;
 }
 
 static void fake_legacy(void *ctx, bool on)
@@ -421,4 +423,71 @@ Test(hpet, an_access_finds_the_matches_a_late_host_timer_has_not_run)
 	f.now = T0 + 47000;
 	wr(HPET_TN_CONF(1), HPET_TN_INT_TYPE | ROUTE20);	/* off, late */
 	cr_expect(rd(HPET_GINTR_STA) & 2, "it matched before the write");
+}
+
+/*
+ * Linux 6.1's sequence (arch/x86/kernel/hpet.c), all 32-bit accesses:
+ * hpet_enable() stops, zeroes and starts the counter and sets LEG_RT;
+ * hpet_clkevt_set_state_periodic() stops the counter, reads its low
+ * half, sets Tn_CFG (ENABLE, PERIODIC, SETVAL, 32BIT), writes the first
+ * match and then the period to Tn_CMP, and starts the counter.  Timer 0
+ * must then interrupt on IRQ0 every period.
+ */
+Test(hpet, linux_legacy_periodic_tick)
+{
+	uint32_t cfg, now, delta = 400000;	/* HZ=250 at 100 MHz */
+	unsigned i;
+
+	cfg = hpet_bus_read(&h, HPET_GEN_CONF, 4, 0);
+	wr32(HPET_GEN_CONF, cfg & ~1u);			/* stop */
+	wr32(HPET_MAIN_CNT, 0);
+	wr32(HPET_MAIN_CNT + 4, 0);
+	wr32(HPET_GEN_CONF, cfg | 1u);			/* start */
+	f.now += 5000000;
+	cfg = hpet_bus_read(&h, HPET_GEN_CONF, 4, 0);
+	wr32(HPET_GEN_CONF, cfg | HPET_CONF_LEG_RT);	/* legacy */
+	f.now += 20000000;
+	/* set_state_periodic */
+	cfg = hpet_bus_read(&h, HPET_GEN_CONF, 4, 0);
+	wr32(HPET_GEN_CONF, cfg & ~1u);
+	now = hpet_bus_read(&h, HPET_MAIN_CNT, 4, 0);
+	cfg = hpet_bus_read(&h, HPET_TN_CONF(0), 4, 0);
+	cfg |= HPET_TN_INT_ENB | HPET_TN_TYPE | HPET_TN_VAL_SET |
+	       HPET_TN_32MODE;
+	wr32(HPET_TN_CONF(0), cfg);
+	wr32(HPET_TN_CMP(0), now + delta);
+	f.now += 1000;
+	wr32(HPET_TN_CMP(0), delta);
+	cfg = hpet_bus_read(&h, HPET_GEN_CONF, 4, 0);
+	wr32(HPET_GEN_CONF, cfg | 1u);
+	cr_assert(f.armed, "a host timer for the first tick");
+	for (i = 0; i < 10; i++)
+		fire();
+	cr_expect_eq(f.isa_edges[0], 10, "ten ticks on IRQ0");
+	cr_expect_eq(f.armed - f.now, 4000000, "4 ms apart");
+}
+
+/*
+ * The host timer thread raised a periodic match and took longer than a
+ * period doing it (the nested rig under load: 1.25 ms against Linux's
+ * 1 ms): the next match, passed by then, is due at once, not after the
+ * counter wraps.  Before this, the HPET never interrupted again, and
+ * Linux's check_timer() panicked ("IO-APIC + timer doesn't work!").
+ */
+Test(hpet, a_match_passed_while_raising_is_due_at_once)
+{
+	wr(HPET_GEN_CONF, HPET_CONF_ENABLE | HPET_CONF_LEG_RT);
+	wr(HPET_TN_CONF(0), HPET_TN_INT_ENB | HPET_TN_TYPE | HPET_TN_VAL_SET |
+	   HPET_TN_32MODE);
+	wr32(HPET_TN_CMP(0), 100000);		/* 1 ms */
+	wr32(HPET_TN_CMP(0), 100000);
+	f.slow_ns = 1250000;
+	fire();
+	cr_assert_eq(f.isa_edges[0], 1);
+	cr_assert(f.armed, "the host timer is armed again");
+	cr_assert_leq(f.armed, f.now, "at once: the match has passed");
+	f.slow_ns = 0;
+	fire();
+	cr_expect_eq(f.isa_edges[0], 2, "the next tick came");
+	cr_expect_gt(f.armed, f.now, "and the one after is ahead again");
 }

@@ -188,7 +188,13 @@ static void arm(struct hpet *h)
 
 		if (!h->t[n].due_valid)
 			continue;
-		ns = ns_at(h, c, h->t[n].due);
+		/* a match the counter passed since it was planned (a slow host
+		 * between the last catch-up and now) is due at once, not
+		 * after the wrap: the host timer fires and catches it up */
+		if (reached(&h->t[n], c))
+			ns = ns_at(h, c, c);
+		else
+			ns = ns_at(h, c, h->t[n].due);
 		if (ns != UINT64_MAX && (!when || ns < when))
 			when = ns;
 	}
