@@ -642,7 +642,8 @@ def publish(rows, smp, kernel, kind, why, rig, hpet=False):
     path = markdown.publish_run(
         md, markdown.host_kind(rig=rig), 'docs/LINUX.md',
         'make bench-linux' + (" LINUX_BENCH_ARGS=--hpet" if hpet else ''),
-        '-linuxhpet' if hpet else '-linux', 'linux-results')
+        '-linuxhpet' if hpet else '-linux',
+        'linux-hpet-results' if hpet else 'linux-results')
     say('linux-bench: wrote %s' % rel(path))
 
 

@@ -184,3 +184,27 @@ def test_irqlab_kvm_lapic_2cpus(guest, irqchip):
     harness.note('linux guest, irqlab-vmm %s, 2 vCPUs: /init at %.2f s, '
                  'futex wake -t 1 %.4f ms, %d exits' % (
                      irqchip, run.init_s, run.wake(1).ms, r.exits['total']))
+
+
+@pytest.mark.parametrize('irqchip', ['user', 'kernel'])
+def test_irqlab_hpet(guest, irqchip):
+    """--hpet=on (docs/VMM.md): Linux finds hpet0 through the ACPI table,
+    passes its check_timer() on the HPET's legacy IRQ0 (the boot panics
+    otherwise), and runs on clocksource=hpet when asked; its clock event
+    devices are reported (docs/LINUX.md "Clocks")."""
+    booter, args = irqlab_boot(irqchip, 2, VMM_APPEND +
+                               ' quiet nokaslr clocksource=hpet')
+    args = ['--hpet=on'] + args
+    r = harness.rig_rule(booter, 'irqlab-%s-hpet' % irqchip,
+                         lambda n: booter.vmm(n, *args,
+                                              timeout=VMM_TIMEOUT + 60,
+                                              stats='json', strict=False),
+                         rig_fault)
+    run = check_guest(r, 2)
+    b = run.boot
+    assert b.get('hpet') == '1', '%s: no hpet0\n%s' % (r.name, r.report())
+    assert b.get('clocksource') == 'hpet', '%s: clocksource %s\n%s' % (
+        r.name, b.get('clocksource'), r.report())
+    harness.note('linux guest, irqlab-vmm %s --hpet=on: clocksource %s, '
+                 'clockevent %s' % (irqchip, b.get('clocksource'),
+                                    run.clockevent))
