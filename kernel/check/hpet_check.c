@@ -30,6 +30,7 @@
 #include "dev/lapic.h"
 #include "dev/pic.h"
 #include "hpet_check.h"
+#include "hw/apic.h"
 #include "hw/hpet.h"
 #include "hw/ioapic.h"
 #include "lib/printf.h"
@@ -263,6 +264,27 @@ void hpet_check(void)
 	sti();
 	check_counter(period);
 
+	/* an earlier check may have left the local APIC off (QEMU 7.2 TCG
+	 * never sets EN again once check=lapic cleared it): then no
+	 * interrupt can come, and that says nothing of the HPET */
+	if (!(rdmsr(MSR_IA32_APIC_BASE) & APIC_BASE_EN)) {
+		static const char *const steps[] = {
+			"one-shot: one interrupt, and no more",
+			"periodic: the comparator moves by whole periods, an "
+			"interrupt a period at most",
+			"level: its status set, cleared by writing 1, once",
+			"legacy: timer 0 on IRQ0",
+		};
+		unsigned i;
+
+		for (i = 0; i < 4; i++)
+			kprintf("hpet_check: %s: SKIPPED: the local APIC is "
+				"disabled (IA32_APIC_BASE 0x%lx)\n", steps[i],
+				rdmsr(MSR_IA32_APIC_BASE));
+		skip += 4;
+		goto done;
+	}
+
 	r0 = free_route(0);
 	r1 = free_route(1);
 	conf0 = rd(HPET_TN_CONF(0));
@@ -354,6 +376,7 @@ void hpet_check(void)
 		wr(HPET_GEN_CONF, HPET_CONF_ENABLE);
 		ioapic_mask((unsigned)pin0);
 	}
+done:
 	cli();
 	wr(HPET_GEN_CONF, 0);
 	kprintf("@hpet_check ok=%u fail=%u skip=%u base=0x%lx period_fs=%lu "
