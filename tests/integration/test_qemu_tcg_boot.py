@@ -21,7 +21,8 @@ BOOT = ('@boot proto=mb1 hv=(TCGTCGTCGTCG|none) pv=0 mem_kb=[0-9]+ '
 def check_calib(r):
     """Every @calib record that found a source is sane: the TSC between
     100 MHz and 10 GHz, QEMU's 1 GHz APIC timer within the bound the record
-    reports, no exit counts (no irqlab protocol), pio= at least the polls;
+    reports, no exit counts (no irqlab protocol), pio= (mmio= for the
+    HPET, and no port I/O) at least the polls;
     exactly one is use=1; the methods that worked agree within their
     bounds."""
     recs = r.recs('calib')
@@ -32,8 +33,13 @@ def check_calib(r):
     for c in good:
         tsc, lapic = int(c['tsc_khz']), int(c['lapic_khz'])
         assert 100000 <= tsc <= 10000000, c.line
-        assert c['exits'] == c['pio_exits'] == c['apic_exits'] == 'na', c.line
-        assert int(c['pio']) >= int(c['polls']), c.line
+        assert c['exits'] == c['pio_exits'] == c['apic_exits'] == \
+            c['mmio_exits'] == 'na', c.line
+        if c['source'] == 'hpet':
+            assert int(c['mmio']) >= int(c['polls']) and c['pio'] == '0', \
+                c.line
+        else:
+            assert int(c['pio']) >= int(c['polls']), c.line
         if lapic:
             bound = 1000000 * int(c['lapic_err_ppm']) // 1000000 + 1
             assert abs(lapic - 1000000) <= bound, ('lapic off', c.line)
@@ -69,6 +75,7 @@ def test_calib_all(boot):
     qemu_status(r, 1, 'kernel exit status 0')
     line(r, '@calib source=pit .*')
     line(r, '@calib source=pmtimer .*')
+    line(r, '@calib source=hpet .* pio=0 apic=[0-9]+ mmio=[1-9][0-9]* .*')
     check_calib(r)
 
 
