@@ -2,6 +2,7 @@
 how it ended and its whole output, and names the copy kept under
 build/tests/failed/ (conftest.py's pytest_runtest_makereport,
 harness.failure_evidence())."""
+import shutil
 import subprocess
 import sys
 
@@ -32,3 +33,20 @@ def test_a_failed_test_reports_its_boots():
     kept = (keep / '1-second.out').read_text().split()
     assert kept == [str(i) for i in range(1, 5001)]
     assert (keep / '0-first.err').read_text() == 'first-err\n'
+
+
+def test_a_qemu_past_its_limit_says_where_it_was(tmp_path):
+    """A QEMU that runs past its limit leaves its vCPUs' registers in
+    its .err (harness.qemu_regs(), through a QMP socket of its own)."""
+    import harness
+    import pytest
+    if not shutil.which('qemu-system-x86_64'):
+        pytest.skip('no qemu-system-x86_64 here: the dump needs one')
+    r = harness.execute(['qemu-system-x86_64', '-accel', 'tcg', '-smp', '2',
+                         '-display', 'none', '-monitor', 'none',
+                         '-nodefaults', '-S'], tmp_path / 'hang', 2)
+    assert r.status is None
+    err = (tmp_path / 'hang.err').read_text()
+    assert 'QEMU ran past 2 s' in err, err
+    assert 'CPU#0' in err and 'CPU#1' in err and 'IP=' in err, err
+    assert '-qmp unix:' in (tmp_path / 'hang.cmd').read_text()

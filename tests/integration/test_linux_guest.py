@@ -80,8 +80,9 @@ def check_guest(r, cpus):
 @pytest.mark.parametrize('cpus', [2, 4])
 def test_qemu_tcg(boot, guest, cpus):
     # TCG boots in 3-10 s on an idle 2-CPU host; others share it here
-    argv = linux.qemu_linux_cmd('tcg', smp=cpus,
-                                append=linux.APPEND + ' quiet')
+    # no `quiet`: a boot that never reaches /init shows how far it got
+    # (one with `quiet` printed nothing in 300 s beside two CPU hogs)
+    argv = linux.qemu_linux_cmd('tcg', smp=cpus, append=linux.APPEND)
     r = boot.run('qemu-tcg-%d' % cpus, argv, 300, strip_cr=True)
     run = check_guest(r, cpus)
     harness.note('linux guest, QEMU TCG, %d vCPUs: /init at %.2f s, '
