@@ -6,7 +6,9 @@ import shutil
 import subprocess
 import sys
 
-from harness import FAILED, REPORT_LINES, ROOT
+import pytest
+
+from harness import FAILED, REPORT_LINES, ROOT, execute
 
 
 def test_a_failed_test_reports_its_boots():
@@ -38,13 +40,11 @@ def test_a_failed_test_reports_its_boots():
 def test_a_qemu_past_its_limit_says_where_it_was(tmp_path):
     """A QEMU that runs past its limit leaves its vCPUs' registers in
     its .err (harness.qemu_regs(), through a QMP socket of its own)."""
-    import harness
-    import pytest
     if not shutil.which('qemu-system-x86_64'):
         pytest.skip('no qemu-system-x86_64 here: the dump needs one')
-    r = harness.execute(['qemu-system-x86_64', '-accel', 'tcg', '-smp', '2',
-                         '-display', 'none', '-monitor', 'none',
-                         '-nodefaults', '-S'], tmp_path / 'hang', 2)
+    r = execute(['qemu-system-x86_64', '-accel', 'tcg', '-smp', '2',
+                 '-display', 'none', '-monitor', 'none', '-nodefaults',
+                 '-S'], tmp_path / 'hang', 2)
     assert r.status is None
     err = (tmp_path / 'hang.err').read_text()
     assert 'QEMU ran past 2 s' in err, err
