@@ -3,7 +3,8 @@
 irqlab-vmm and its peers (docs/LINUX.md).
 
     guest-bench/linux-bench [--rows LIST] [--smp N] [--irqlab HOW]
-                            [--tcg-limit S] [--kvm-limit S] [--vmm-limit S]
+                            [--qemu-kvm HOW] [--tcg-limit S]
+                            [--kvm-limit S] [--vmm-limit S]
     guest-bench/linux-bench --matrix [--matrix-cpus 2,4]
                             [--matrix-irqchips user,split,kernel]
                             [--matrix-apics xapic,x2apic]
@@ -25,10 +26,15 @@ Rows (--rows, comma-separated, default all):
                    the nested rig (tests/nested/run-in-kvm.sh); --irqlab
                    direct|nested forces one
     qemu-tcg       qemu-system-x86_64 -accel tcg (multi-threaded)
-    qemu-kvm       -accel kvm -cpu the model scripts/qemu-kvm-cpu finds;
-                   on kvm_pvm a stock kernel crawls in KVM's instruction
-                   emulator: it gets --kvm-limit seconds, then "did not
-                   boot" with the last console line
+    qemu-kvm       -accel kvm, where the irqlab-vmm rows boot (--qemu-kvm
+                   direct|nested forces one): directly with -cpu the
+                   model scripts/qemu-kvm-cpu finds (--qemu-kvm direct on
+                   kvm_pvm: a stock kernel crawls in KVM's instruction
+                   emulator, and after --kvm-limit seconds the row says
+                   "did not boot" with the last console line); in the
+                   nested rig with -cpu host,-kvm-pv-eoi (the rig's KVM
+                   stalls Linux with PV EOI), perf stat counting the
+                   rig's KVM exits
     qemu-kvm-split the same with -machine kernel_irqchip=split
 
 Each guest boots once with N vCPUs (--smp, default 2) and runs the
@@ -217,12 +223,14 @@ def rig_fault(status, out, err, syms=None):
     return None
 
 
-def boot_rig_retry(name, irqchip, how, boot_once):
+def boot_rig_retry(name, irqchip, how, boot_once, status=None):
     """@boot_once() (a boot.Result); in the rig with KVM's LAPIC, once
-    more if it showed the rig's fault, saying so.  Returns the result and
-    the first boot's fault (None if there was none)."""
+    more if it showed the rig's fault, saying so.  @status(res): the
+    status to judge the boot by (default its own).  Returns the result
+    and the first boot's fault (None if there was none)."""
     res = boot_once()
-    why = rig_fault(res.status, res.out, res.err, rig_kallsyms()) \
+    why = rig_fault(status(res) if status else res.status, res.out,
+                    res.err, rig_kallsyms()) \
         if how == 'nested' and irqchip != 'user' else None
     if why:
         say('linux-bench: %s: the nested rig\'s fault: %s; booting again '
@@ -449,6 +457,8 @@ def row_qemu(a, accel, smp, irqchip=None):
     name = 'qemu-' + accel + ('-' + irqchip if irqchip else '')
     kind, why = host_kvm()
     cpu = None
+    if accel == 'kvm' and qemu_kvm_how(a) == 'nested':
+        return row_qemu_rig(a, name, smp, irqchip)
     if accel == 'kvm':
         if kind == 'none':
             r = Row(name, 'QEMU/KVM')
@@ -495,6 +505,102 @@ def row_qemu(a, accel, smp, irqchip=None):
         row.why = 'did not boot: no /init in %d s (%s); last console ' \
             'line: %s' % (limit, why if accel == 'kvm' else 'TCG',
                           row.last_line)
+    return row
+
+
+# ---- QEMU/KVM in the nested rig ------------------------------------------
+
+# In the rig, -cpu host is the rig's own CPU model (it starts there: make
+# bench-boot probes it), without KVM's PV EOI: with PV EOI the rig's KVM
+# stalls Linux for good, as it did irqlab-vmm's boots that offered it
+# (tests/nested/README.md "The stalls"; docs/VMM.md PV_EOI).
+RIG_QEMU_CPU = 'host,-kvm-pv-eoi'
+RIG_PERF_EVENTS = ('kvm:kvm_exit', 'kvm:kvm_userspace_exit')
+_rig = {}
+
+
+def rig_server():
+    """The one rig server of this run (started on first use), and the
+    KVM tracepoints `perf stat` counts in it ([] if it cannot)."""
+    if 'srv' not in _rig:
+        from . import rigserver
+        srv = rigserver.RigServer(ROOT)
+        probe = os.path.join(OUT, 'rig-perf-probe')
+        st = srv.run(['perf', 'stat', '-x,', '-a', '-e',
+                      ','.join(RIG_PERF_EVENTS), '-o', rel(probe) + '.csv',
+                      'true'], rel(probe) + '.out', rel(probe) + '.err', 60)
+        _rig['srv'] = srv
+        _rig['events'] = list(RIG_PERF_EVENTS) if st == 0 else []
+    return _rig['srv'], _rig['events']
+
+
+def rig_server_stop():
+    if 'srv' in _rig:
+        _rig.pop('srv').stop()
+
+
+def qemu_kvm_how(a):
+    """--qemu-kvm: 'direct' or 'nested'; auto: where the irqlab-vmm rows
+    boot, so that like is compared with like."""
+    return irqlab_how(a) if a.qemu_kvm == 'auto' else a.qemu_kvm
+
+
+def qemu_status(res):
+    """QEMU's status as a boot's end: -no-reboot makes a panic's reboot
+    exit 0 too, so a boot without @linux_done that exited 0 counts as
+    the panic it was (boot_rig_retry())."""
+    if res.status == 0 and '@linux_done' not in res.out:
+        return 'panic' if 'Kernel panic' in res.out else 'reset'
+    return res.status
+
+
+def row_qemu_rig(a, name, smp, irqchip):
+    """A QEMU/KVM row inside the nested rig: QEMU on the rig's /dev/kvm
+    (kvm_amd), `perf stat -a` counting the rig's KVM exits (its only
+    VM), booted again once on the rig's fault."""
+    row = Row(name, 'qemu-system-x86_64 -accel kvm -cpu %s%s, in the '
+              'nested rig (QEMU TCG, emulated SVM, kvm_amd): KVM\'s PV EOI '
+              'off, as it stalls the rig' % (
+                  RIG_QEMU_CPU, ' -machine kernel_irqchip=' + irqchip
+                  if irqchip else ''))
+    from . import rigserver
+    try:
+        srv, events = rig_server()
+    except rigserver.RigSkip as e:
+        row.state, row.why = 'skipped', 'the rig cannot run here: %s' % e
+        return row
+    except rigserver.RigError as e:
+        row.state, row.why = 'failed', 'the rig did not start: %s' % e
+        return row
+    stat_file = os.path.join(OUT, name + '.perf')
+    if os.path.exists(stat_file):
+        os.unlink(stat_file)
+    cmd = qemu_linux_cmd('kvm', RIG_QEMU_CPU, smp,
+                         APPEND + ' earlyprintk=ttyS0',
+                         qemu='qemu-system-x86_64', irqchip=irqchip)
+    cmd = ['timeout', '-k', '5', str(a.kvm_limit)] + \
+        [rel(c) if c.startswith(ROOT + os.sep) else c for c in cmd]
+    if events:
+        cmd = ['perf', 'stat', '-x,', '-a', '-e', ','.join(events), '-o',
+               rel(stat_file), '--'] + cmd
+    res, first = boot_rig_retry(
+        name, 'kernel', 'nested',
+        lambda: boot.run_in_rig(srv, cmd, a.kvm_limit + 30),
+        status=qemu_status)
+    if first:
+        row.how += '; booted twice: the first boot showed the rig\'s ' \
+            'fault, ' + first
+    save(name, res)
+    take_guest(row, res, smp)
+    got = perf_stat_read(stat_file)
+    if 'kvm:kvm_exit' in got:
+        row.exits = got['kvm:kvm_exit']
+        row.exits_how = 'perf stat -a kvm:kvm_exit in the rig (its only ' \
+            'VM; %d of them userspace exits)' % got.get(
+                'kvm:kvm_userspace_exit', 0)
+    if res.timed_out and row.state == 'did-not-boot':
+        row.why = 'did not boot: no /init in %d s in the rig; last ' \
+            'console line: %s' % (a.kvm_limit, row.last_line)
     return row
 
 
@@ -657,6 +763,10 @@ def parse_args(argv):
                    default='auto',
                    help='irqlab-vmm on this /dev/kvm, or in the nested rig; '
                    'auto: direct only on real VMX or SVM')
+    p.add_argument('--qemu-kvm', choices=('auto', 'direct', 'nested'),
+                   default='auto',
+                   help='the QEMU/KVM rows on this /dev/kvm, or in the '
+                   'nested rig; auto: where the irqlab-vmm rows go')
     p.add_argument('--tcg-limit', type=int, default=180, metavar='S',
                    help='seconds a QEMU TCG boot gets (default 180)')
     p.add_argument('--kvm-limit', type=int, default=240, metavar='S',
@@ -751,6 +861,15 @@ def main(argv=None):
         st = linuxmatrix.matrix(a) if a.matrix else 0
         return max(st, linuxmatrix.profile(a) if a.profile else 0)
     say('linux-bench: guest %s, %d vCPUs, %d MiB' % (kernel, a.smp, MEM_MB))
+    try:
+        rows = run_rows(a)
+    finally:
+        rig_server_stop()
+    say('')
+    return report(a, rows, kernel, kind, why)
+
+
+def run_rows(a):
     rows = []
     for name in a.rows:
         t0 = time.monotonic()
@@ -766,7 +885,12 @@ def main(argv=None):
             name, r.state, time.monotonic() - t0,
             ': ' + r.why if r.why else ''))
         rows.append(r)
-    say('')
+    return rows
+
+
+def report(a, rows, kernel, kind, why):
+    """The table and each row's method on stdout, linux.json, and for a
+    full run its docs/results/ file; the exit status."""
     say(table(rows, a.smp))
     say('')
     for r in rows:

@@ -206,3 +206,32 @@ def test_rig_fault_reads_both_faces():
     assert linux.rig_fault(22, PANIC_ENTRY.replace(
         'stack guard page was hit', 'kernel BUG'), '') is None
     assert linux.rig_fault(124, '', DUMP, SYMS) is None
+
+
+def test_qemu_status_tells_a_panic_from_a_power_off():
+    # QEMU -no-reboot exits 0 on the panic's reset as on the power-off
+    assert linux.qemu_status(result(CONSOLE)) == 0
+    assert linux.qemu_status(result(PANIC)) == 'panic'
+    assert linux.qemu_status(result('[ 1.0] reboot: Restarting')) == 'reset'
+    assert linux.qemu_status(result('', status=1)) == 1
+    # so a QEMU/KVM boot in the rig that panicked of the rig's fault is
+    # booted again, and one that finished is not
+    assert 'again on its handler' in linux.rig_fault(
+        linux.qemu_status(result(PANIC)), PANIC, '')
+    assert linux.rig_fault(linux.qemu_status(result(CONSOLE)), CONSOLE,
+                           '') is None
+
+
+@pytest.mark.parametrize('kvm,qemu_kvm,irqlab,want', [
+    ('none', 'auto', 'auto', 'nested'),
+    ('kvm_pvm', 'auto', 'auto', 'nested'),
+    ('real', 'auto', 'auto', 'direct'),
+    ('real', 'auto', 'nested', 'nested'),     # make bench-linux RIG=1
+    ('kvm_pvm', 'direct', 'auto', 'direct'),
+    ('real', 'nested', 'auto', 'nested'),
+])
+def test_the_qemu_kvm_rows_go_where_irqlab_vmms_do(monkeypatch, kvm,
+                                                   qemu_kvm, irqlab, want):
+    monkeypatch.setattr(linux, 'host_kvm', lambda: (kvm, 'test'))
+    a = linux.parse_args(['--qemu-kvm', qemu_kvm, '--irqlab', irqlab])
+    assert linux.qemu_kvm_how(a) == want
