@@ -64,7 +64,7 @@ import shutil
 import subprocess
 import time
 
-from . import ROOT, arg_parser, boot, markdown, records
+from . import ROOT, arg_parser, boot, markdown, qmp, records
 
 GUEST = os.path.join(ROOT, 'build/linux-guest')
 BZIMAGE = os.path.join(GUEST, 'bzImage')
@@ -186,7 +186,9 @@ def rig_stall(err, syms):
     so the interrupt was taken with IF=0."""
     if syms is None:
         return None
-    cpus = vcpu_dump(err)
+    cpus, dump = vcpu_dump(err), 'irqlab-vmm --timeout: status 18'
+    if not cpus:
+        cpus, dump = qmp.cpus(err), 'qemu-limit\'s dump'
     for n, state, rip, if_, isr in cpus:
         where = syms.name(rip)
         if state != 'running' or if_ or not where or \
@@ -197,9 +199,9 @@ def rig_stall(err, syms):
         if isr or alone:
             return ('vCPU%d spinning for good in %s with IF=0, %s: on a '
                     'lock held by the code its interrupt interrupted '
-                    '(--timeout: status 18)' % (
+                    '(%s)' % (
                         n, where, 'vector %s in service' % ' '.join(isr)
-                        if isr else 'the only CPU online'))
+                        if isr else 'the only CPU online', dump))
     return None
 
 
@@ -218,7 +220,7 @@ def rig_fault(status, out, err, syms=None):
                 return ('an interrupt delivered again inside its own entry '
                         '(at %s), with IF=0 (Linux panicked: status %s)' %
                         (m.group(1), status))
-    if status == 18:
+    if status in (18, 'limit'):    # irqlab-vmm's --timeout, qemu-limit's
         return rig_stall(err, syms)
     return None
 
@@ -546,9 +548,12 @@ def qemu_kvm_how(a):
 
 
 def qemu_status(res):
-    """QEMU's status as a boot's end: -no-reboot makes a panic's reboot
-    exit 0 too, so a boot without @linux_done that exited 0 counts as
-    the panic it was (boot_rig_retry())."""
+    """QEMU's status as a boot's end (boot_rig_retry()): 'limit' when
+    guest-bench/qemu-limit stopped it (its stderr then has the vCPUs'
+    dump), and -no-reboot makes a panic's reboot exit 0 too, so a boot
+    without @linux_done that exited 0 counts as the panic it was."""
+    if res.timed_out:
+        return 'limit'
     if res.status == 0 and '@linux_done' not in res.out:
         return 'panic' if 'Kernel panic' in res.out else 'reset'
     return res.status
@@ -575,10 +580,12 @@ def row_qemu_rig(a, name, smp, irqchip):
     stat_file = os.path.join(OUT, name + '.perf')
     if os.path.exists(stat_file):
         os.unlink(stat_file)
+    # nokaslr: qemu-limit's dump of a hung boot is named by the rig's
+    # kallsyms (rig_stall())
     cmd = qemu_linux_cmd('kvm', RIG_QEMU_CPU, smp,
-                         APPEND + ' earlyprintk=ttyS0',
+                         APPEND + ' earlyprintk=ttyS0 nokaslr',
                          qemu='qemu-system-x86_64', irqchip=irqchip)
-    cmd = ['timeout', '-k', '5', str(a.kvm_limit)] + \
+    cmd = ['python3', 'guest-bench/qemu-limit', str(a.kvm_limit)] + \
         [rel(c) if c.startswith(ROOT + os.sep) else c for c in cmd]
     if events:
         cmd = ['perf', 'stat', '-x,', '-a', '-e', ','.join(events), '-o',

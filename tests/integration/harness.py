@@ -17,7 +17,6 @@ import re
 import shlex
 import shutil
 import signal
-import socket
 import subprocess
 import tempfile
 import time
@@ -31,6 +30,7 @@ ROOT = Path(__file__).resolve().parents[2]
 # the one record parser: the host runner's (guest-bench/runner/records.py)
 sys.path.insert(0, str(ROOT / 'guest-bench'))
 from runner import records  # noqa: E402
+from runner.qmp import dump as qmp_dump  # noqa: E402
 VMM = os.environ.get('VMM', 'build/irqlab-vmm')
 KERNEL = 'build/kernel/irqlab.elf'
 KERNEL32 = 'build/kernel/irqlab32.elf'
@@ -184,7 +184,8 @@ def execute(argv, base, timeout, env=None, strip_cr=False, strict=True):
     in base.err (base.json and base.raw removed first); after timeout
     seconds its whole process group is stopped and status is None.  A
     QEMU that runs past timeout first has its vCPUs' registers written
-    to base.err (qemu_regs()), so that a hang says where it was."""
+    to base.err (runner/qmp.py's dump()), so that a hang says where it
+    was."""
     qmp = None
     if os.path.basename(argv[0]).startswith('qemu-system') and \
             '-qmp' not in argv:
@@ -203,7 +204,8 @@ def execute(argv, base, timeout, env=None, strip_cr=False, strict=True):
         except subprocess.TimeoutExpired:
             status = None
             if qmp:
-                e.write(qemu_regs(qmp, timeout).encode())
+                e.write(qmp_dump(qmp, 'the test: QEMU ran past %d s'
+                                 % timeout).encode())
                 e.flush()
             _stop(p)
     if qmp:
@@ -211,34 +213,6 @@ def execute(argv, base, timeout, env=None, strip_cr=False, strict=True):
     seconds = time.monotonic() - t0
     _end(base, out, strip_cr)
     return Run(base.name, base, argv, status, seconds, timeout, strict)
-
-
-def qemu_regs(path, timeout):
-    """What a QEMU that ran past @timeout was doing: 'info registers -a'
-    asked through its QMP socket @path (HMP's command inside QMP's
-    human-monitor-command), as text for its stderr file."""
-    head = '\n--- the test: QEMU ran past %d s; its vCPUs then ' \
-        '(QMP "info registers -a"):\n' % timeout
-    try:
-        with socket.socket(socket.AF_UNIX) as c:
-            c.settimeout(10)
-            c.connect(path)
-            f = c.makefile('rw')
-            f.readline()                        # the greeting
-            for cmd in ({'execute': 'qmp_capabilities'},
-                        {'execute': 'human-monitor-command', 'arguments':
-                         {'command-line': 'info registers -a'}}):
-                f.write(json.dumps(cmd) + '\n')
-                f.flush()
-                while True:                     # skip events
-                    r = json.loads(f.readline())
-                    if 'return' in r or 'error' in r:
-                        break
-            if 'error' in r:
-                return head + 'QMP error: %s\n' % r['error']
-            return head + r['return']
-    except (OSError, ValueError) as err:
-        return head + 'none: QMP gave nothing (%s)\n' % err
 
 
 def _begin(argv, base, strip_cr, where=''):

@@ -39,7 +39,7 @@ def test_a_failed_test_reports_its_boots():
 
 def test_a_qemu_past_its_limit_says_where_it_was(tmp_path):
     """A QEMU that runs past its limit leaves its vCPUs' registers in
-    its .err (harness.qemu_regs(), through a QMP socket of its own)."""
+    its .err (runner/qmp.py's dump(), through a QMP socket of its own)."""
     if not shutil.which('qemu-system-x86_64'):
         pytest.skip('no qemu-system-x86_64 here: the dump needs one')
     r = execute(['qemu-system-x86_64', '-accel', 'tcg', '-smp', '2',
@@ -50,3 +50,32 @@ def test_a_qemu_past_its_limit_says_where_it_was(tmp_path):
     assert 'QEMU ran past 2 s' in err, err
     assert 'CPU#0' in err and 'CPU#1' in err and 'IP=' in err, err
     assert '-qmp unix:' in (tmp_path / 'hang.cmd').read_text()
+    # and the dump reads as the rig's stall rule reads it
+    sys.path.insert(0, str(ROOT / 'guest-bench'))
+    from runner import qmp
+    assert [c[0] for c in qmp.cpus(err)] == [0, 1], err
+
+
+def test_qemu_limit_ends_a_hung_qemu_with_its_dump():
+    """guest-bench/qemu-limit (the QEMU/KVM rows of make bench-linux in
+    the nested rig run under it): past its limit QEMU's registers and
+    LAPICs on stderr, and status 124, as timeout(1); within it, QEMU's
+    own status; bad usage 2."""
+    if not shutil.which('qemu-system-x86_64'):
+        pytest.skip('no qemu-system-x86_64 here: qemu-limit needs one')
+    tool = str(ROOT / 'guest-bench/qemu-limit')
+    p = subprocess.run([tool, '2', 'qemu-system-x86_64', '-accel', 'tcg',
+                        '-smp', '2', '-m', '64', '-display', 'none',
+                        '-nodefaults', '-S'],
+                       capture_output=True, text=True, timeout=60)
+    assert p.returncode == 124, p.stderr
+    assert 'qemu-limit: QEMU ran past 2 s' in p.stderr, p.stderr
+    for want in ('CPU#0\n', 'CPU#1\n', 'EIP=0000fff0', 'CPU#0 LAPIC:',
+                 'CPU#1 LAPIC:', 'ISR\t'):
+        assert want in p.stderr, p.stderr
+    p = subprocess.run([tool, '30', 'qemu-system-x86_64', '-no-such-option'],
+                       capture_output=True, text=True, timeout=60)
+    assert p.returncode == 1 and 'qemu-limit' not in p.stderr, p.stderr
+    p = subprocess.run([tool, 'soon', 'qemu-system-x86_64'],
+                       capture_output=True, text=True, timeout=60)
+    assert p.returncode == 2 and 'usage: qemu-limit' in p.stderr

@@ -235,3 +235,52 @@ def test_the_qemu_kvm_rows_go_where_irqlab_vmms_do(monkeypatch, kvm,
     monkeypatch.setattr(linux, 'host_kvm', lambda: (kvm, 'test'))
     a = linux.parse_args(['--qemu-kvm', qemu_kvm, '--irqlab', irqlab])
     assert linux.qemu_kvm_how(a) == want
+
+
+# guest-bench/qemu-limit's dump (runner/qmp.py) of a QEMU that hung in
+# the rig: QEMU's own text for 'info registers -a' and 'info lapic N'
+QEMU_DUMP = '''
+--- qemu-limit: QEMU ran past 240 s; its vCPUs then (QMP "info registers -a", "info lapic N"):
+
+CPU#0
+RAX=0000000000000001 RBX=ffffffff82a13e40 RCX=0000000000000001 RDX=0000000000000000
+RIP=ffffffff81a5a170 RFL=00000002 [-------] CPL=0 II=0 A20=1 SMM=0 HLT=0
+ES =0000 0000000000000000 00000000 00000000
+
+CPU#1
+EAX=00000000 EBX=00000000 ECX=00000000 EDX=00060fb1
+EIP=0000fff0 EFL=00000002 [-------] CPL=0 II=0 A20=1 SMM=0 HLT=1
+CPU#0 LAPIC:
+dumping local APIC state for CPU 0
+
+LVT0\t 0x00010700 active-hi edge  masked                      ExtINT (vec 0)
+ISR\t 48
+IRR\t 48 236(level)
+
+CPU#1 LAPIC:
+dumping local APIC state for CPU 1
+
+ISR\t (none)
+IRR\t (none)
+'''
+
+
+def test_qmp_reads_qemus_dump():
+    from runner import qmp
+    assert qmp.cpus(QEMU_DUMP) == [
+        (0, 'running', 0xffffffff81a5a170, False, ['0x30']),
+        (1, 'halted', 0xfff0, False, [])]
+    assert qmp.cpus('none: QMP gave nothing') == []
+
+
+def test_a_qemu_stall_in_the_rig_is_the_rigs_fault():
+    # qemu-limit stopped it ('limit'): the same rule as irqlab-vmm's dump
+    why = linux.rig_fault('limit', '', QEMU_DUMP, SYMS)
+    assert 'vCPU0 spinning for good in native_queued_spin_lock_slowpath' \
+        '+0x30 with IF=0, vector 0x30 in service' in why
+    assert "qemu-limit's dump" in why
+    assert linux.rig_fault('limit', '', QEMU_DUMP.replace(
+        'RFL=00000002', 'RFL=00000202'), SYMS) is None
+    assert linux.rig_fault('limit', '', QEMU_DUMP) is None     # no kallsyms
+    r = result('', status=None, timed_out=True)
+    assert linux.qemu_status(r) == 'limit'
