@@ -663,6 +663,8 @@ def row_irqlab(a, irqchip, smp):
     if os.path.exists(js):
         os.unlink(js)
     append = APPEND + ' quiet'     # as TCG: the console's exits left out
+    if how == 'nested' and irqchip != 'user':
+        append += ' nokaslr'        # a stall's dump named (rig_stall())
     res, first = boot_irqlab_linux(a, name, how, irqchip, smp, append, js,
                                    a.vmm_args)
     if first:
