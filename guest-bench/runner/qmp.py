@@ -90,6 +90,9 @@ def cpus(text):
 
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] in (['-h'], ['--help']):
+        sys.stdout.write(__doc__)
+        return 0
     if len(argv) < 2 or not argv[0].isdigit():
         sys.stderr.write('usage: qemu-limit SECS QEMU [ARGS...]\n')
         return 2

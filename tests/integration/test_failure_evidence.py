@@ -79,3 +79,6 @@ def test_qemu_limit_ends_a_hung_qemu_with_its_dump():
     p = subprocess.run([tool, 'soon', 'qemu-system-x86_64'],
                        capture_output=True, text=True, timeout=60)
     assert p.returncode == 2 and 'usage: qemu-limit' in p.stderr
+    p = subprocess.run([tool, '--help'], capture_output=True, text=True,
+                       timeout=60)
+    assert p.returncode == 0 and 'qemu-limit SECS QEMU' in p.stdout
