@@ -64,7 +64,7 @@ import shutil
 import subprocess
 import time
 
-from . import ROOT, arg_parser, boot, markdown, qmp, records
+from . import ROOT, arg_parser, boot, markdown, qmp, records, rigserver
 
 GUEST = os.path.join(ROOT, 'build/linux-guest')
 BZIMAGE = os.path.join(GUEST, 'bzImage')
@@ -457,10 +457,10 @@ def row_native(a, smp):
 
 def row_qemu(a, accel, smp, irqchip=None):
     name = 'qemu-' + accel + ('-' + irqchip if irqchip else '')
-    kind, why = host_kvm()
-    cpu = None
     if accel == 'kvm' and qemu_kvm_how(a) == 'nested':
         return row_qemu_rig(a, name, smp, irqchip)
+    kind, why = host_kvm()
+    cpu = None
     if accel == 'kvm':
         if kind == 'none':
             r = Row(name, 'QEMU/KVM')
@@ -523,10 +523,12 @@ _rig = {}
 
 def rig_server():
     """The one rig server of this run (started on first use), and the
-    KVM tracepoints `perf stat` counts in it ([] if it cannot)."""
+    KVM tracepoints `perf stat` counts in it ([] if it cannot).  Raises
+    rigserver.RigSkip where the rig cannot run, RigError if it did not
+    start."""
     if 'srv' not in _rig:
-        from . import rigserver
         srv = rigserver.RigServer(ROOT)
+        srv.start()
         probe = os.path.join(OUT, 'rig-perf-probe')
         st = srv.run(['perf', 'stat', '-x,', '-a', '-e',
                       ','.join(RIG_PERF_EVENTS), '-o', rel(probe) + '.csv',
@@ -568,7 +570,6 @@ def row_qemu_rig(a, name, smp, irqchip):
               'off, as it stalls the rig' % (
                   RIG_QEMU_CPU, ' -machine kernel_irqchip=' + irqchip
                   if irqchip else ''))
-    from . import rigserver
     try:
         srv, events = rig_server()
     except rigserver.RigSkip as e:
